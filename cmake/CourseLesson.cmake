@@ -1,0 +1,136 @@
+# course_lesson(): one call registers one lesson.
+#
+#   course_lesson(NN slug
+#     TITLE   "Title shown in reports"
+#     SOURCES file.cu ...        # implementation files, taken from COURSE_SOURCE/NN-slug/
+#     TESTS   file_test.cpp ...  # Catch2 tests in tests/NN-slug/
+#     MUTANTS name.cu ...        # known-wrong implementations in tests/NN-slug/mutants/
+#     POINTS  N)                 # the lesson's points, shared out over its test cases
+#
+# The lesson's tests are compiled once into an object library and linked into
+# one program per implementation: the graded one (COURSE_SOURCE), and with
+# COURSE_CHECK the starter and every mutant. A mutant replaces the lesson's
+# implementation file(s) as a whole.
+
+set(COURSE_META_DIR "${CMAKE_BINARY_DIR}/course")
+
+function(course_begin_lessons)
+  file(MAKE_DIRECTORY "${COURSE_META_DIR}")
+  file(WRITE "${COURSE_META_DIR}/lessons.tsv" "")
+  file(WRITE "${COURSE_META_DIR}/configuration.tsv"
+    "backend\t${COURSE_BACKEND_RESOLVED}\nreason\t${COURSE_BACKEND_REASON}\ndevice\t${COURSE_DEVICE_NAME}\nsource\t${COURSE_SOURCE}\n")
+endfunction()
+
+# The folder holding the lesson folders of COURSE_SOURCE.
+function(_course_source_root out)
+  if(COURSE_SOURCE STREQUAL "starter" OR COURSE_SOURCE STREQUAL "solutions")
+    set(root "${CMAKE_SOURCE_DIR}/${COURSE_SOURCE}")
+  else()
+    get_filename_component(root "${COURSE_SOURCE}" ABSOLUTE BASE_DIR "${CMAKE_SOURCE_DIR}")
+  endif()
+  set(${out} "${root}" PARENT_SCOPE)
+endfunction()
+
+# Adds the program `${key}_${variant}`: the lesson's test objects linked with
+# the given implementation files, compiled for the backend.
+function(_course_variant key variant lesson_dir)
+  set(files ${ARGN})
+  set(target ${key}_${variant})
+  set(sources "")
+  file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/emu_sources/${target}")
+  foreach(cu IN LISTS files)
+    if(COURSE_BACKEND_RESOLVED STREQUAL "emu")
+      get_filename_component(name "${cu}" NAME_WE)
+      set(translated "${CMAKE_CURRENT_BINARY_DIR}/emu_sources/${target}/${name}.cpp")
+      add_custom_command(
+        OUTPUT "${translated}"
+        COMMAND course_emu_translate "${cu}" "${translated}"
+        DEPENDS "${cu}" course_emu_translate
+        COMMENT "Translating ${cu} for the emulator"
+        VERBATIM)
+      list(APPEND sources "${translated}")
+    else()
+      list(APPEND sources "${cu}")
+    endif()
+  endforeach()
+  add_executable(${target} ${sources})
+  target_link_libraries(${target} PRIVATE ${key}_tests course_catch_main course_test_support)
+  target_include_directories(${target} PRIVATE "${lesson_dir}")
+  # Student code: warnings shown, but an unused parameter in a TODO is not noise worth a warning.
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wno-unused-parameter>)
+endfunction()
+
+function(course_lesson NN slug)
+  cmake_parse_arguments(L "" "TITLE;POINTS" "SOURCES;TESTS;MUTANTS" ${ARGN})
+  if(NOT L_TITLE OR NOT L_POINTS OR NOT L_SOURCES OR NOT L_TESTS)
+    message(FATAL_ERROR "course_lesson(${NN} ${slug}): TITLE, POINTS, SOURCES and TESTS are required")
+  endif()
+  set(key lesson${NN})
+  set(folder "${NN}-${slug}")
+  set(lesson_dir "${CMAKE_SOURCE_DIR}/lessons/${folder}")
+  set(test_dir "${CMAKE_SOURCE_DIR}/tests/${folder}")
+  _course_source_root(source_root)
+
+  # The tests, compiled once per build tree.
+  list(TRANSFORM L_TESTS PREPEND "${test_dir}/")
+  add_library(${key}_tests OBJECT ${L_TESTS})
+  target_link_libraries(${key}_tests PUBLIC course_test_support)
+  target_include_directories(${key}_tests PUBLIC "${lesson_dir}" "${test_dir}")
+  target_compile_options(${key}_tests PRIVATE -Wall -Wextra)
+
+  # The graded implementation: each test case becomes its own CTest test.
+  set(graded_files ${L_SOURCES})
+  list(TRANSFORM graded_files PREPEND "${source_root}/${folder}/")
+  _course_variant(${key} graded "${lesson_dir}" ${graded_files})
+  catch_discover_tests(${key}_graded
+    TEST_PREFIX "${NN}: "
+    PROPERTIES LABELS "${key};graded" TIMEOUT ${COURSE_TEST_TIMEOUT}
+               ENVIRONMENT "COURSE_EMU_WORKERS=2")
+
+  file(APPEND "${COURSE_META_DIR}/lessons.tsv" "${NN}\t${slug}\t${L_TITLE}\t${L_POINTS}\n")
+
+  if(NOT COURSE_CHECK)
+    return()
+  endif()
+
+  # Every implementation that must be rejected, with the files it consists of.
+  set(rejected_names "")
+  if(NOT COURSE_SOURCE STREQUAL "starter")
+    set(starter_files ${L_SOURCES})
+    list(TRANSFORM starter_files PREPEND "${CMAKE_SOURCE_DIR}/starter/${folder}/")
+    _course_variant(${key} starter "${lesson_dir}" ${starter_files})
+    list(APPEND rejected_names starter)
+  endif()
+  foreach(mutant IN LISTS L_MUTANTS)
+    get_filename_component(name "${mutant}" NAME_WE)
+    _course_variant(${key} mutant_${name} "${lesson_dir}" "${test_dir}/mutants/${mutant}")
+    list(APPEND rejected_names mutant_${name})
+  endforeach()
+  foreach(name IN LISTS rejected_names)
+    add_test(NAME "${NN}: tests reject ${name}"
+      COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${key}_${name}> -P "${CMAKE_SOURCE_DIR}/cmake/ExpectFailure.cmake")
+    set_tests_properties("${NN}: tests reject ${name}" PROPERTIES
+      LABELS "${key};rejects" TIMEOUT ${COURSE_TEST_TIMEOUT} ENVIRONMENT "COURSE_EMU_WORKERS=2")
+  endforeach()
+
+  # Without a GPU the .cu files are compiled by the emulator's host compiler;
+  # nvcc must accept them too, so every one is compiled for sm_XX as a test.
+  if(COURSE_BACKEND_RESOLVED STREQUAL "emu" AND COURSE_NVCC)
+    set(all_cu ${L_SOURCES})
+    list(TRANSFORM all_cu PREPEND "${CMAKE_SOURCE_DIR}/starter/${folder}/" OUTPUT_VARIABLE starter_cu)
+    list(TRANSFORM all_cu PREPEND "${CMAKE_SOURCE_DIR}/solutions/${folder}/" OUTPUT_VARIABLE solution_cu)
+    set(mutant_cu ${L_MUTANTS})
+    list(TRANSFORM mutant_cu PREPEND "${test_dir}/mutants/")
+    file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects")
+    foreach(cu IN LISTS starter_cu solution_cu mutant_cu)
+      file(RELATIVE_PATH rel "${CMAKE_SOURCE_DIR}" "${cu}")
+      string(MAKE_C_IDENTIFIER "${rel}" object)
+      add_test(NAME "${NN}: nvcc compiles ${rel}"
+        COMMAND "${COURSE_NVCC}" -arch=sm_${COURSE_NVCC_ARCH} -std=c++20 -Werror all-warnings
+                -I "${lesson_dir}" -I "${CMAKE_SOURCE_DIR}/common/include"
+                -c "${cu}" -o "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects/${object}.o")
+      set_tests_properties("${NN}: nvcc compiles ${rel}" PROPERTIES LABELS "${key};nvcc" TIMEOUT 300)
+    endforeach()
+  endif()
+endfunction()

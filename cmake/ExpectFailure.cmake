@@ -1,0 +1,15 @@
+# Runs a lesson's test program built against a known-wrong implementation
+# (the starter or a mutant) and succeeds only if the tests fail.
+#   cmake -DPROGRAM=path -P ExpectFailure.cmake
+execute_process(COMMAND "${PROGRAM}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE result)
+string(REGEX MATCHALL "\\[course\\] first failure at [^\n]*" failures "${out}")
+list(LENGTH failures failed_cases)
+if(result EQUAL 0)
+  message(FATAL_ERROR "the tests PASSED on ${PROGRAM}, which is known to be wrong: they cannot catch this mistake")
+endif()
+if(failed_cases GREATER 0)
+  list(GET failures 0 first)
+else()
+  set(first "the program stopped without a test report: ${result}")
+endif()
+message(STATUS "rejected as expected (exit ${result}, ${failed_cases} failing test cases; ${first})")

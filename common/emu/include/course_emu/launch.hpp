@@ -1,0 +1,121 @@
+/// @file launch.hpp
+/// @brief What a translated `kernel<<<grid, block, smem, stream>>>(args)` calls.
+///
+/// The translator rewrites a launch into
+/// `launch_site(file, line, "kernel", body).config(grid, block, smem, stream)(args)`,
+/// where `body` is a generic lambda calling the kernel. The arguments are
+/// copied once at the launch (as CUDA copies kernel parameters), and every
+/// emulated thread calls the kernel with that copy.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <course_emu/runtime_api.hpp>
+#include <course_emu/types.hpp>
+
+namespace course_emu {
+
+/// @brief Where a launch was written and the shape it asked for.
+struct LaunchInfo {
+    const char* file = "";
+    int line = 0;
+    const char* kernel = "";
+    dim3 grid{};
+    dim3 block{};
+    std::size_t dynamic_shared_bytes = 0;
+    cudaStream_t stream = nullptr;
+};
+
+/// @brief Runs a kernel: validates the configuration like a GPU (setting the
+/// last error on refusal), then runs `thread_body(state)` once per CUDA
+/// thread of the grid with the built-in variables set. Faults are recorded as
+/// a sticky error with a report (see last_fault_report()).
+void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state);
+
+/// @brief A launch with its configuration, waiting for the kernel arguments.
+template <class Body>
+class ConfiguredLaunch {
+public:
+    ConfiguredLaunch(LaunchInfo info, Body body) : info_(info), body_(std::move(body)) {}
+
+    template <class... Args>
+    void operator()(Args&&... args) {
+        std::tuple<std::decay_t<Args>...> parameters(std::forward<Args>(args)...);
+        auto per_thread = [&] { std::apply(body_, parameters); };
+        using PerThread = decltype(per_thread);
+        launch(info_, [](void* p) { (*static_cast<PerThread*>(p))(); }, &per_thread);
+    }
+
+private:
+    LaunchInfo info_;
+    Body body_;
+};
+
+/// @brief The kernel and source position of a launch, before its configuration.
+template <class Body>
+class LaunchSite {
+public:
+    LaunchSite(const char* file, int line, const char* kernel, Body body)
+        : body_(std::move(body)) {
+        info_.file = file;
+        info_.line = line;
+        info_.kernel = kernel;
+    }
+
+    ConfiguredLaunch<Body> config(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes = 0,
+                                  cudaStream_t stream = nullptr) && {
+        info_.grid = grid;
+        info_.block = block;
+        info_.dynamic_shared_bytes = dynamic_shared_bytes;
+        info_.stream = stream;
+        return ConfiguredLaunch<Body>(info_, std::move(body_));
+    }
+
+private:
+    LaunchInfo info_;
+    Body body_;
+};
+
+template <class Body>
+LaunchSite<Body> launch_site(const char* file, int line, const char* kernel, Body body) {
+    return LaunchSite<Body>(file, line, kernel, std::move(body));
+}
+
+/// @brief The order in which the emulator runs blocks of a grid and threads of a block.
+///
+/// Correct CUDA code gives the same answer under every schedule; code that
+/// depends on an order a GPU does not promise (a race, a missing barrier, a
+/// tie broken by timing) shows itself under some schedule.
+struct Schedule {
+    enum class Kind { forward, reverse, random };
+    Kind kind = Kind::forward;
+    unsigned long long seed = 0;  ///< Used by Kind::random only.
+};
+
+/// @brief Sets the schedule for the following launches (default: forward, or
+/// `COURSE_EMU_SCHEDULE=forward|reverse|random:SEED` from the environment).
+void set_schedule(Schedule schedule);
+
+/// @brief The schedule launches use now.
+Schedule current_schedule();
+
+/// @brief A short name for a schedule, e.g. "forward" or "random:7".
+const char* schedule_name(Schedule schedule);
+
+/// @brief The error a kernel raises through the emulator: the runtime
+/// records it as the launch's fault, with the thread that raised it.
+struct Fault {
+    const char* file;
+    int line;
+    const char* what;
+    cudaError_t code;
+};
+
+/// @brief Raises a fault in the running CUDA thread (never returns).
+[[noreturn]] void raise_fault(const char* file, int line, const char* what,
+                              cudaError_t code = cudaErrorLaunchFailure);
+
+}  // namespace course_emu

@@ -1,0 +1,81 @@
+// Error codes, their names and strings, the per-host-thread last error and the
+// sticky fault state of the emulated device.
+#include "state.hpp"
+
+#include <cstdio>
+
+namespace {
+
+struct ErrorText {
+    cudaError_t code;
+    const char* name;
+    const char* text;
+};
+
+constexpr ErrorText kErrorTexts[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
+    {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
+    {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction", "an illegal instruction was encountered"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+
+const ErrorText* find_text(cudaError_t code) {
+    for (const auto& t : kErrorTexts) {
+        if (t.code == code) return &t;
+    }
+    return nullptr;
+}
+
+thread_local cudaError_t t_last_error = cudaSuccess;
+
+}  // namespace
+
+const char* cudaGetErrorString(cudaError_t error) {
+    const ErrorText* t = find_text(error);
+    return t != nullptr ? t->text : "unrecognized error code";
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+    const ErrorText* t = find_text(error);
+    return t != nullptr ? t->name : "cudaErrorUnknown";
+}
+
+cudaError_t cudaGetLastError() {
+    const cudaError_t sticky = course_emu::detail::sticky_error();
+    if (sticky != cudaSuccess) return sticky;
+    const cudaError_t e = t_last_error;
+    t_last_error = cudaSuccess;
+    return e;
+}
+
+cudaError_t cudaPeekAtLastError() {
+    const cudaError_t sticky = course_emu::detail::sticky_error();
+    return sticky != cudaSuccess ? sticky : t_last_error;
+}
+
+namespace course_emu::detail {
+
+cudaError_t record(cudaError_t error) {
+    if (error != cudaSuccess) t_last_error = error;
+    return error;
+}
+
+}  // namespace course_emu::detail

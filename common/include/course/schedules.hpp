@@ -1,0 +1,53 @@
+/// @file schedules.hpp
+/// @brief Runs a nondeterminism-sensitive check many ways: many times on a
+/// GPU, once under each schedule on the emulator.
+///
+/// A race or a tie broken by timing may give the right answer on one run and
+/// the wrong one on the next. On a GPU the check is repeated; on the emulator
+/// the order of blocks and threads is forced to forward, reverse and several
+/// seeded random orders, so the failure is reproducible and its schedule is
+/// named in the report.
+#pragma once
+
+#include <course/catch.hpp>
+#include <cuda_runtime.h>
+
+#include <string>
+
+namespace course {
+
+/// @brief Number of repetitions of a for_each_schedule() check on a GPU.
+inline constexpr int kGpuRepetitions = 20;
+
+/// @brief Calls `body()` under every emulator schedule, or kGpuRepetitions times on a GPU.
+///
+/// Each call runs with an INFO line naming the schedule (or the repetition),
+/// so a failure says which one broke.
+template <class Body>
+void for_each_schedule(Body&& body) {
+#ifdef __CUDACC_EMULATOR__
+    using course_emu::Schedule;
+    struct Restore {
+        Schedule saved = course_emu::current_schedule();
+        ~Restore() { course_emu::set_schedule(saved); }
+    } restore;
+    const Schedule schedules[] = {
+        {Schedule::Kind::forward, 0}, {Schedule::Kind::reverse, 0}, {Schedule::Kind::random, 1},
+        {Schedule::Kind::random, 2},  {Schedule::Kind::random, 3},
+    };
+    for (const Schedule& s : schedules) {
+        course_emu::set_schedule(s);
+        INFO("emulator schedule: " << course_emu::schedule_name(s)
+                                   << " (rerun alone with COURSE_EMU_SCHEDULE=" << course_emu::schedule_name(s)
+                                   << ")");
+        body();
+    }
+#else
+    for (int run = 1; run <= kGpuRepetitions; ++run) {
+        INFO("GPU run " << run << " of " << kGpuRepetitions);
+        body();
+    }
+#endif
+}
+
+}  // namespace course
