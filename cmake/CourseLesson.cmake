@@ -31,14 +31,15 @@ function(_course_source_root out)
   set(${out} "${root}" PARENT_SCOPE)
 endfunction()
 
-# Adds the program `${key}_${variant}`: the lesson's test objects linked with
-# the given implementation files, compiled for the backend.
-function(_course_variant key variant lesson_dir)
-  set(files ${ARGN})
-  set(target ${key}_${variant})
+# Sets `out` to the sources that compile `files` (.cu) for the backend: the
+# files themselves for nvcc, or their emulator translations (generated under
+# the build tree in a folder named after `target`).
+function(course_device_sources out target)
   set(sources "")
-  file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/emu_sources/${target}")
-  foreach(cu IN LISTS files)
+  if(COURSE_BACKEND_RESOLVED STREQUAL "emu")
+    file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/emu_sources/${target}")
+  endif()
+  foreach(cu IN LISTS ARGN)
     if(COURSE_BACKEND_RESOLVED STREQUAL "emu")
       get_filename_component(name "${cu}" NAME_WE)
       set(translated "${CMAKE_CURRENT_BINARY_DIR}/emu_sources/${target}/${name}.cpp")
@@ -53,6 +54,14 @@ function(_course_variant key variant lesson_dir)
       list(APPEND sources "${cu}")
     endif()
   endforeach()
+  set(${out} "${sources}" PARENT_SCOPE)
+endfunction()
+
+# Adds the program `${key}_${variant}`: the lesson's test objects linked with
+# the given implementation files, compiled for the backend.
+function(_course_variant key variant lesson_dir)
+  set(target ${key}_${variant})
+  course_device_sources(sources ${target} ${ARGN})
   add_executable(${target} ${sources})
   target_link_libraries(${target} PRIVATE ${key}_tests course_catch_main course_test_support)
   target_include_directories(${target} PRIVATE "${lesson_dir}")

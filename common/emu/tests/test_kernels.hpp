@@ -1,0 +1,31 @@
+// Host wrappers around the kernels the emulator's own tests launch. The
+// kernels live in test_kernels.cu, which goes through the translator like a
+// student's file.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace emu_test {
+
+/// Each thread of a grid x block launch writes its flat global id to
+/// out[flat id] and its (thread, block) coordinates to the coordinate arrays.
+void launch_record_ids(dim3 grid, dim3 block, unsigned* out, uint3* thread_ids, uint3* block_ids);
+
+/// Launches an empty kernel with the given configuration (for validation tests).
+void launch_empty(dim3 grid, dim3 block, size_t dynamic_shared_bytes = 0);
+
+/// Thread `fault_thread` of block `fault_block` calls __trap(); returns the line of that call.
+int launch_trap(unsigned fault_block, unsigned fault_thread);
+
+/// One block of 32 threads that call __syncthreads(); `data` holds 32 ints.
+/// Returns the line of the __syncthreads() call.
+int launch_barrier(int* data);
+
+/// One block of `threads` threads; each appends its threadIdx.x to order[*count] (no atomics:
+/// the threads of one block run on one worker, one after another, in the schedule's order).
+void launch_record_order(unsigned threads, unsigned* order, unsigned* count);
+
+/// A templated kernel with a struct parameter and a multi-line configuration: out[i] = p.scale * i + p.offset.
+void launch_template_kernel(float* out, int n, float scale, float offset);
+
+}  // namespace emu_test
