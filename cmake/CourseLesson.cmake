@@ -14,6 +14,16 @@
 
 set(COURSE_META_DIR "${CMAKE_BINARY_DIR}/course")
 
+# Properties of every test that runs student code. The test main's watchdog
+# stops a test case after COURSE_TEST_TIMEOUT seconds with a report; CTest's
+# own timeout, a little later, is only the backstop. Two emulator workers per
+# test process, since CTest already runs tests side by side.
+math(EXPR _course_backstop_timeout "${COURSE_TEST_TIMEOUT} + 30")
+set(COURSE_TEST_PROPERTIES
+  TIMEOUT ${_course_backstop_timeout}
+  ENVIRONMENT "COURSE_TEST_TIMEOUT=${COURSE_TEST_TIMEOUT}"
+  ENVIRONMENT_MODIFICATION "COURSE_EMU_WORKERS=set:2")
+
 function(course_begin_lessons)
   file(MAKE_DIRECTORY "${COURSE_META_DIR}")
   file(WRITE "${COURSE_META_DIR}/lessons.tsv" "")
@@ -31,29 +41,33 @@ function(_course_source_root out)
   set(${out} "${root}" PARENT_SCOPE)
 endfunction()
 
-# Sets `out` to the sources that compile `files` (.cu) for the backend: the
-# files themselves for nvcc, or their emulator translations (generated under
-# the build tree in a folder named after `target`).
-function(course_device_sources out target)
+# Sets `out` to the emulator translations of `files` (.cu), generated under
+# the build tree in a folder named after `target`.
+function(course_emu_sources out target)
   set(sources "")
-  if(COURSE_BACKEND_RESOLVED STREQUAL "emu")
-    file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/emu_sources/${target}")
-  endif()
+  set(folder "${CMAKE_CURRENT_BINARY_DIR}/emu_sources/${target}")
+  file(MAKE_DIRECTORY "${folder}")
   foreach(cu IN LISTS ARGN)
-    if(COURSE_BACKEND_RESOLVED STREQUAL "emu")
-      get_filename_component(name "${cu}" NAME_WE)
-      set(translated "${CMAKE_CURRENT_BINARY_DIR}/emu_sources/${target}/${name}.cpp")
-      add_custom_command(
-        OUTPUT "${translated}"
-        COMMAND course_emu_translate "${cu}" "${translated}"
-        DEPENDS "${cu}" course_emu_translate
-        COMMENT "Translating ${cu} for the emulator"
-        VERBATIM)
-      list(APPEND sources "${translated}")
-    else()
-      list(APPEND sources "${cu}")
-    endif()
+    get_filename_component(name "${cu}" NAME_WE)
+    add_custom_command(
+      OUTPUT "${folder}/${name}.cpp"
+      COMMAND course_emu_translate "${cu}" "${folder}/${name}.cpp"
+      DEPENDS "${cu}" course_emu_translate
+      COMMENT "Translating ${cu} for the emulator"
+      VERBATIM)
+    list(APPEND sources "${folder}/${name}.cpp")
   endforeach()
+  set(${out} "${sources}" PARENT_SCOPE)
+endfunction()
+
+# Sets `out` to the sources that compile `files` (.cu) for the backend: the
+# files themselves for nvcc, or their emulator translations.
+function(course_device_sources out target)
+  if(COURSE_BACKEND_RESOLVED STREQUAL "emu")
+    course_emu_sources(sources ${target} ${ARGN})
+  else()
+    set(sources ${ARGN})
+  endif()
   set(${out} "${sources}" PARENT_SCOPE)
 endfunction()
 
@@ -94,8 +108,7 @@ function(course_lesson NN slug)
   _course_variant(${key} graded "${lesson_dir}" ${graded_files})
   catch_discover_tests(${key}_graded
     TEST_PREFIX "${NN}: "
-    PROPERTIES LABELS "${key};graded" TIMEOUT ${COURSE_TEST_TIMEOUT}
-               ENVIRONMENT "COURSE_EMU_WORKERS=2")
+    PROPERTIES LABELS "${key};graded" ${COURSE_TEST_PROPERTIES})
 
   file(APPEND "${COURSE_META_DIR}/lessons.tsv" "${NN}\t${slug}\t${L_TITLE}\t${L_POINTS}\n")
 
@@ -119,8 +132,7 @@ function(course_lesson NN slug)
   foreach(name IN LISTS rejected_names)
     add_test(NAME "${NN}: tests reject ${name}"
       COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${key}_${name}> -P "${CMAKE_SOURCE_DIR}/cmake/ExpectFailure.cmake")
-    set_tests_properties("${NN}: tests reject ${name}" PROPERTIES
-      LABELS "${key};rejects" TIMEOUT ${COURSE_TEST_TIMEOUT} ENVIRONMENT "COURSE_EMU_WORKERS=2")
+    set_tests_properties("${NN}: tests reject ${name}" PROPERTIES LABELS "${key};rejects" ${COURSE_TEST_PROPERTIES})
   endforeach()
 
   # Without a GPU the .cu files are compiled by the emulator's host compiler;

@@ -1,7 +1,10 @@
 # Runs a lesson's test program built against a known-wrong implementation
 # (the starter or a mutant) and succeeds only if the tests fail.
 #   cmake -DPROGRAM=path -P ExpectFailure.cmake
-execute_process(COMMAND "${PROGRAM}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE result)
+# The program's own watchdog (COURSE_TEST_TIMEOUT, set by CTest) stops a hung
+# test case with a report; this timeout only guards against a program that
+# ignores it.
+execute_process(COMMAND "${PROGRAM}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE result TIMEOUT 600)
 string(REGEX MATCHALL "\\[course\\] first failure at [^\n]*" failures "${out}")
 list(LENGTH failures failed_cases)
 if(result EQUAL 0)

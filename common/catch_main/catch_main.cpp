@@ -19,10 +19,20 @@
 #define COURSE_CATCH_V3 0
 #endif
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <unistd.h>
+
+// Defined by the emulator's runtime when the test program uses it; null on a GPU.
+extern "C" int course_emu_describe_running_kernel(char* buffer, std::size_t size) __attribute__((weak));
 
 namespace {
 
@@ -41,11 +51,96 @@ std::string_view relative_path(std::string_view file) {
     return file;
 }
 
-void print_prefixed(const std::string& text) {
+// Each line of `text` behind the marker, with the repository's own path
+// removed wherever it appears (fault reports quote source paths).
+std::string prefixed(std::string text) {
+#ifdef COURSE_SOURCE_ROOT
+    constexpr std::string_view root = COURSE_SOURCE_ROOT "/";
+    for (std::size_t at; (at = text.find(root)) != std::string::npos;) text.erase(at, root.size());
+#endif
     std::istringstream lines(text);
-    std::string line;
-    while (std::getline(lines, line)) std::printf("[course]   %s\n", line.c_str());
+    std::string line, out;
+    while (std::getline(lines, line)) out += "[course]   " + line + "\n";
+    return out;
 }
+
+// Ends a test case that overruns COURSE_TEST_TIMEOUT seconds with a report,
+// instead of leaving a hung process for the test runner to kill: a kernel
+// that never finishes is a student's bug to explain, not a crash.
+class Watchdog {
+public:
+    Watchdog() {
+        const char* env = std::getenv("COURSE_TEST_TIMEOUT");
+        const long seconds = env != nullptr ? std::strtol(env, nullptr, 10) : 0;
+        if (seconds <= 0) return;
+        limit_ = std::chrono::seconds(seconds);
+        thread_ = std::thread([this] { watch(); });
+    }
+    ~Watchdog() {
+        if (!thread_.joinable()) return;
+        {
+            std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        changed_.notify_all();
+        thread_.join();
+    }
+
+    void arm(std::string test_name, std::string where) {
+        if (!thread_.joinable()) return;
+        {
+            std::lock_guard lock(mutex_);
+            deadline_ = std::chrono::steady_clock::now() + limit_;
+            test_name_ = std::move(test_name);
+            where_ = std::move(where);
+        }
+        changed_.notify_all();
+    }
+
+    void disarm() {
+        std::lock_guard lock(mutex_);
+        deadline_.reset();
+    }
+
+private:
+    void watch() {
+        std::unique_lock lock(mutex_);
+        while (!stopping_) {
+            if (!deadline_) {
+                changed_.wait(lock);
+            } else if (changed_.wait_until(lock, *deadline_) == std::cv_status::timeout && deadline_ &&
+                       std::chrono::steady_clock::now() >= *deadline_) {
+                expire();
+            }
+        }
+    }
+
+    [[noreturn]] void expire() {
+        std::string body = "the test \"" + test_name_ + "\" did not finish within " +
+                           std::to_string(limit_.count()) +
+                           " s and was stopped.\nlikely cause: a loop that never ends (does the loop variable "
+                           "grow on every iteration?), or threads waiting for each other forever.";
+        char running[512];
+        if (course_emu_describe_running_kernel != nullptr &&
+            course_emu_describe_running_kernel(running, sizeof running) != 0) {
+            body += "\nemulator: " + std::string(running);
+        }
+        // write(2), not stdio: the hung thread may hold stdout's lock.
+        const std::string text = "\n[course] first failure at " + where_ + "\n" + prefixed(body);
+        if (::write(STDOUT_FILENO, text.data(), text.size()) < 0) _exit(125);
+        _exit(124);
+    }
+
+    std::chrono::seconds limit_{0};
+    std::thread thread_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::optional<std::chrono::steady_clock::time_point> deadline_;
+    std::string test_name_, where_;
+    bool stopping_ = false;
+};
+
+Watchdog* g_watchdog = nullptr;
 
 class FirstFailureListener : public ListenerBase {
 public:
@@ -54,6 +149,16 @@ public:
     void testCaseStarting(Catch::TestCaseInfo const& info) override {
         ListenerBase::testCaseStarting(info);
         reported_ = false;
+        if (g_watchdog != nullptr) {
+            const std::string_view file = relative_path(info.lineInfo.file);
+            g_watchdog->arm(std::string(info.name),
+                            std::string(file) + ":" + std::to_string(info.lineInfo.line));
+        }
+    }
+
+    void testCaseEnded(Catch::TestCaseStats const& stats) override {
+        if (g_watchdog != nullptr) g_watchdog->disarm();
+        ListenerBase::testCaseEnded(stats);
     }
 
 #if COURSE_CATCH_V3
@@ -84,9 +189,9 @@ private:
             body = std::string(result.getMessage());
         }
         for (const auto& info : stats.infoMessages) {
-            if (info.message != result.getMessage()) body += "\n" + std::string(info.message);
+            if (std::string(info.message) != std::string(result.getMessage())) body += "\n" + std::string(info.message);
         }
-        print_prefixed(body);
+        std::fputs(prefixed(body).c_str(), stdout);
         std::printf("[course]   seed %llu (rerun with COURSE_SEED=%llu)\n",
                     static_cast<unsigned long long>(course::seed()), static_cast<unsigned long long>(course::seed()));
         std::fflush(stdout);
@@ -99,4 +204,10 @@ private:
 
 CATCH_REGISTER_LISTENER(FirstFailureListener)
 
-int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
+int main(int argc, char* argv[]) {
+    Watchdog watchdog;
+    g_watchdog = &watchdog;
+    const int result = Catch::Session().run(argc, argv);
+    g_watchdog = nullptr;
+    return result;
+}

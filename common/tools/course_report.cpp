@@ -160,17 +160,10 @@ std::vector<TestResult> read_junit(const std::string& path) {
     return results;
 }
 
-std::string unescape_newlines(const std::string& s) {
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == 'n') {
-            out += '\n';
-            ++i;
-        } else {
-            out += s[i];
-        }
-    }
-    return out;
+// The driver joins the lines of a build error with the ASCII unit separator.
+std::string split_lines(std::string s) {
+    std::replace(s.begin(), s.end(), '\x1f', '\n');
+    return s;
 }
 
 void print_indented(const std::string& text) {
@@ -212,7 +205,7 @@ int main(int argc, char** argv) {
     std::map<std::string, std::string> compile_errors;
     if (!build_status.empty()) {
         for (const auto& row : read_tsv(build_status)) {
-            if (row.size() >= 3) compile_errors[row[0]] = unescape_newlines(row[2]);
+            if (row.size() >= 3) compile_errors[row[0]] = split_lines(row[2]);
         }
     }
     const std::vector<TestResult> results = junit.empty() ? std::vector<TestResult>{} : read_junit(junit);

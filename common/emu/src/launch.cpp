@@ -24,6 +24,12 @@ namespace detail {
 
 thread_local ThreadContext* current_thread = nullptr;
 
+// What runs now, for the report of a test that hangs (read by another
+// thread only when the test has overrun its time and is about to end).
+std::atomic<const LaunchInfo*> g_running_launch{nullptr};
+std::atomic<const ThreadContext*> g_running_thread{nullptr};
+std::atomic<unsigned> g_running_schedule_kind{0};
+
 void builtin_outside_kernel() {
     std::fprintf(stderr,
                  "course emulator: threadIdx/blockIdx/blockDim/gridDim read outside a kernel "
@@ -156,6 +162,7 @@ struct GridRun {
         for (unsigned i = 0; i < threads_per_block && !faulted.load(std::memory_order_relaxed); ++i) {
             ctx.thread_idx = unflatten(thread_order[i], info.block);
             current_thread = &ctx;
+            g_running_thread.store(&ctx, std::memory_order_relaxed);
             try {
                 thread_body(state);
             } catch (const FaultSignal& signal) {
@@ -234,6 +241,7 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     }
 
     GridRun run(info, thread_body, state);
+    g_running_launch.store(&info);
 
     const unsigned long long helpers =
         std::min<unsigned long long>(worker_count(), run.block_count) - 1;
@@ -242,8 +250,24 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     for (unsigned long long i = 0; i < helpers; ++i) workers.emplace_back([&run] { run.work(); });
     run.work();
     for (auto& w : workers) w.join();
+    g_running_launch.store(nullptr);
+    g_running_thread.store(nullptr);
 
     if (run.faulted) set_sticky_fault(run.fault_code, std::move(run.fault_report));
 }
 
 }  // namespace course_emu
+
+extern "C" int course_emu_describe_running_kernel(char* buffer, std::size_t size) {
+    using namespace course_emu::detail;
+    const course_emu::LaunchInfo* info = g_running_launch.load();
+    if (info == nullptr || size == 0) return 0;
+    const course_emu::ThreadContext* ctx = g_running_thread.load();
+    const uint3 b = ctx != nullptr ? ctx->block_idx : uint3{0, 0, 0};
+    const uint3 t = ctx != nullptr ? ctx->thread_idx : uint3{0, 0, 0};
+    std::snprintf(buffer, size,
+                  "kernel %s, launched at %s:%d, was still running (block (%u,%u,%u), thread (%u,%u,%u) "
+                  "among those running)",
+                  info->kernel, info->file, info->line, b.x, b.y, b.z, t.x, t.y, t.z);
+    return 1;
+}

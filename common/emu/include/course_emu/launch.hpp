@@ -119,3 +119,8 @@ struct Fault {
                               cudaError_t code = cudaErrorLaunchFailure);
 
 }  // namespace course_emu
+
+/// @brief Describes the kernel running now (name, launch site, a running
+/// block and thread) into `buffer`; returns 0 when no kernel runs. Called by
+/// the test main's watchdog when a test overruns its time.
+extern "C" int course_emu_describe_running_kernel(char* buffer, std::size_t size);
