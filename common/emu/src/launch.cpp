@@ -28,7 +28,14 @@ thread_local ThreadContext* current_thread = nullptr;
 // thread only when the test has overrun its time and is about to end).
 std::atomic<const LaunchInfo*> g_running_launch{nullptr};
 std::atomic<const ThreadContext*> g_running_thread{nullptr};
-std::atomic<unsigned> g_running_schedule_kind{0};
+
+// The running block's dynamic shared memory: one buffer per worker, since a
+// worker runs one block at a time. 16-byte units keep float4 and double2
+// views aligned.
+struct alignas(16) SharedUnit {
+    unsigned char bytes[16];
+};
+thread_local std::vector<SharedUnit> t_dynamic_shared;
 
 void builtin_outside_kernel() {
     std::fprintf(stderr,
@@ -159,6 +166,9 @@ struct GridRun {
         ctx.grid_dim = info.grid;
         ctx.block_idx = unflatten(flat_block, info.grid);
         const Order thread_order(schedule, threads_per_block, flat_block + 1);
+        // Fresh for every block and poisoned, so reading before writing shows.
+        t_dynamic_shared.assign((info.dynamic_shared_bytes + 15) / 16, SharedUnit{});
+        if (!t_dynamic_shared.empty()) std::memset(t_dynamic_shared.data(), 0xCD, t_dynamic_shared.size() * 16);
         for (unsigned i = 0; i < threads_per_block && !faulted.load(std::memory_order_relaxed); ++i) {
             ctx.thread_idx = unflatten(thread_order[i], info.block);
             current_thread = &ctx;
@@ -206,6 +216,10 @@ const char* schedule_name(Schedule schedule) {
     }
     std::snprintf(buffer, sizeof buffer, "random:%llu", schedule.seed);
     return buffer;
+}
+
+void* dynamic_shared_memory() {
+    return detail::t_dynamic_shared.empty() ? nullptr : detail::t_dynamic_shared.data();
 }
 
 void raise_fault(const char* file, int line, const char* what, cudaError_t code) {

@@ -185,3 +185,21 @@ TEST_CASE("the device says it is the emulator and has 8 SMs", "[emu][runtime]") 
     CHECK(cudaGetDeviceProperties(&prop, 1) == cudaErrorInvalidDevice);
     CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
 }
+
+TEST_CASE("dynamic shared memory is sized by the launch and poisoned for every block", "[emu][runtime]") {
+    const unsigned blocks = 6, threads = 32;
+    const int per_thread = 4;
+    course::DeviceBuffer<float> out(2 * blocks * threads);
+    out.poison();
+    emu_test::launch_dynamic_shared(out.data(), blocks, threads, per_thread);
+    COURSE_LAUNCH_CHECK();
+    const std::vector<float> got = out.download();
+    for (unsigned b = 0; b < blocks; ++b) {
+        for (unsigned t = 0; t < threads; ++t) {
+            const unsigned id = b * threads + t;
+            CAPTURE(b, t);
+            REQUIRE(got[2 * id] == 1.0f);
+            REQUIRE(got[2 * id + 1] == static_cast<float>(b * 1000 + t * per_thread + per_thread - 1));
+        }
+    }
+}

@@ -74,4 +74,20 @@ void launch_template_kernel(float* out, int n, float scale, float offset) {
                                        Affine{scale, offset});
 }
 
+__global__ void through_dynamic_shared(float* out, int per_thread) {
+    extern __shared__ float scratch[];
+    __shared__ __align__(16) unsigned touched;  // static shared memory, aligned like CUDA allows
+    touched = 0xCDCDCDCDu;
+    float* mine = scratch + threadIdx.x * per_thread;
+    for (int k = 0; k < per_thread; ++k) {
+        out[(blockIdx.x * blockDim.x + threadIdx.x) * 2] = __float_as_uint(mine[k]) == touched ? 1.0f : 0.0f;
+        mine[k] = static_cast<float>(blockIdx.x * 1000 + threadIdx.x * per_thread + k);
+    }
+    out[(blockIdx.x * blockDim.x + threadIdx.x) * 2 + 1] = mine[per_thread - 1];
+}
+
+void launch_dynamic_shared(float* out, unsigned blocks, unsigned threads, int per_thread) {
+    through_dynamic_shared<<<blocks, threads, threads * per_thread * sizeof(float)>>>(out, per_thread);
+}
+
 }  // namespace emu_test

@@ -28,4 +28,9 @@ void launch_record_order(unsigned threads, unsigned* order, unsigned* count);
 /// A templated kernel with a struct parameter and a multi-line configuration: out[i] = p.scale * i + p.offset.
 void launch_template_kernel(float* out, int n, float scale, float offset);
 
+/// Each thread uses its own `per_thread` floats of the block's dynamic shared memory:
+/// out[2 * id] = 1 if the memory held the poison pattern before the thread wrote it,
+/// out[2 * id + 1] = the last value it wrote (block * 1000 + thread * per_thread + per_thread - 1).
+void launch_dynamic_shared(float* out, unsigned blocks, unsigned threads, int per_thread);
+
 }  // namespace emu_test

@@ -105,6 +105,16 @@ Schedule current_schedule();
 /// @brief A short name for a schedule, e.g. "forward" or "random:7".
 const char* schedule_name(Schedule schedule);
 
+/// @brief The running block's dynamic shared memory (the launch's third
+/// configuration argument, in bytes), poisoned with 0xCD bytes at block start.
+void* dynamic_shared_memory();
+
+/// @brief What the translator turns `extern __shared__ T name[];` into.
+template <class T>
+T* dynamic_shared() {
+    return static_cast<T*>(dynamic_shared_memory());
+}
+
 /// @brief The error a kernel raises through the emulator: the runtime
 /// records it as the launch's fault, with the thread that raised it.
 struct Fault {

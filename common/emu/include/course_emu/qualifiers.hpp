@@ -9,7 +9,7 @@
 #define __restrict__ __restrict
 #define __constant__
 #define __managed__
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__
 
