@@ -4,13 +4,14 @@
 #     TITLE   "Title shown in reports"
 #     SOURCES file.cu ...        # implementation files, taken from COURSE_SOURCE/NN-slug/
 #     TESTS   file_test.cpp ...  # Catch2 tests in tests/NN-slug/
-#     MUTANTS name.cu ...        # known-wrong implementations in tests/NN-slug/mutants/
+#     MUTANTS name.mutant ...    # known-wrong edits of the solution, in tests/NN-slug/mutants/
 #     POINTS  N)                 # the lesson's points, shared out over its test cases
 #
 # The lesson's tests are compiled once into an object library and linked into
 # one program per implementation: the graded one (COURSE_SOURCE), and with
-# COURSE_CHECK the starter and every mutant. A mutant replaces the lesson's
-# implementation file(s) as a whole.
+# COURSE_CHECK the starter and every mutant. A mutant is the solution with
+# the edits of its .mutant file applied to the first SOURCES file (see
+# common/tools/make_mutant.cpp); the other files come from the solution.
 
 set(COURSE_META_DIR "${CMAKE_BINARY_DIR}/course")
 
@@ -124,10 +125,23 @@ function(course_lesson NN slug)
     _course_variant(${key} starter "${lesson_dir}" ${starter_files})
     list(APPEND rejected_names starter)
   endif()
+  set(solution_files ${L_SOURCES})
+  list(TRANSFORM solution_files PREPEND "${CMAKE_SOURCE_DIR}/solutions/${folder}/")
+  list(POP_FRONT solution_files edited_solution)
+  get_filename_component(edited_name "${edited_solution}" NAME)
+  set(mutant_cu "")
   foreach(mutant IN LISTS L_MUTANTS)
     get_filename_component(name "${mutant}" NAME_WE)
-    _course_variant(${key} mutant_${name} "${lesson_dir}" "${test_dir}/mutants/${mutant}")
+    set(generated "${CMAKE_CURRENT_BINARY_DIR}/mutants/${key}/${name}/${edited_name}")
+    add_custom_command(
+      OUTPUT "${generated}"
+      COMMAND course_make_mutant "${edited_solution}" "${test_dir}/mutants/${mutant}" "${generated}"
+      DEPENDS "${edited_solution}" "${test_dir}/mutants/${mutant}" course_make_mutant
+      COMMENT "Making mutant ${mutant} of lesson ${NN}"
+      VERBATIM)
+    _course_variant(${key} mutant_${name} "${lesson_dir}" "${generated}" ${solution_files})
     list(APPEND rejected_names mutant_${name})
+    list(APPEND mutant_cu "${generated}")
   endforeach()
   foreach(name IN LISTS rejected_names)
     add_test(NAME "${NN}: tests reject ${name}"
@@ -141,11 +155,13 @@ function(course_lesson NN slug)
     set(all_cu ${L_SOURCES})
     list(TRANSFORM all_cu PREPEND "${CMAKE_SOURCE_DIR}/starter/${folder}/" OUTPUT_VARIABLE starter_cu)
     list(TRANSFORM all_cu PREPEND "${CMAKE_SOURCE_DIR}/solutions/${folder}/" OUTPUT_VARIABLE solution_cu)
-    set(mutant_cu ${L_MUTANTS})
-    list(TRANSFORM mutant_cu PREPEND "${test_dir}/mutants/")
     file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects")
     foreach(cu IN LISTS starter_cu solution_cu mutant_cu)
-      file(RELATIVE_PATH rel "${CMAKE_SOURCE_DIR}" "${cu}")
+      if(cu MATCHES "^${CMAKE_CURRENT_BINARY_DIR}/")
+        file(RELATIVE_PATH rel "${CMAKE_CURRENT_BINARY_DIR}" "${cu}")
+      else()
+        file(RELATIVE_PATH rel "${CMAKE_SOURCE_DIR}" "${cu}")
+      endif()
       string(MAKE_C_IDENTIFIER "${rel}" object)
       add_test(NAME "${NN}: nvcc compiles ${rel}"
         COMMAND "${COURSE_NVCC}" -arch=sm_${COURSE_NVCC_ARCH} -std=c++20 -Werror all-warnings
