@@ -27,9 +27,9 @@ struct SaxpyInput {
 
 SaxpyInput make_input(int n) {
     const std::string tag = "n=" + std::to_string(n);
-    return {course::random_reals<float>(1, -2.0f, 2.0f, "a " + tag)[0],
-            course::random_reals<float>(n, -1.0f, 1.0f, "x " + tag),
-            course::random_reals<float>(n, -1.0f, 1.0f, "y " + tag)};
+    return {course::random_values<float>(1, -2.0f, 2.0f, "a " + tag)[0],
+            course::random_values<float>(n, -1.0f, 1.0f, "x " + tag),
+            course::random_values<float>(n, -1.0f, 1.0f, "y " + tag)};
 }
 
 // Runs the student's launcher with `shape` and returns y (n elements) and the guard.

@@ -72,6 +72,27 @@ bool is_device_range(const void* p, std::size_t bytes) {
 
 bool is_device_pointer(const void* p) { return is_device_range(p, 0) || is_device_range(p, 1); }
 
+void add_allocation(std::map<const char*, std::size_t>& allocations, const void* p, std::size_t bytes) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    allocations.emplace(static_cast<const char*>(p), bytes);
+}
+
+// Frees `p` if `allocations` holds it; a pointer it does not hold (never
+// allocated there, or freed already) is refused as a GPU refuses it.
+cudaError_t free_allocation(std::map<const char*, std::size_t>& allocations, void* p) {
+    if (p == nullptr) return cudaSuccess;
+    Registry& r = registry();
+    {
+        std::lock_guard lock(r.mutex);
+        auto it = allocations.find(static_cast<const char*>(p));
+        if (it == allocations.end()) return cudaErrorInvalidValue;
+        allocations.erase(it);
+    }
+    std::free(p);
+    return cudaSuccess;
+}
+
 std::mutex g_fault_mutex;
 cudaError_t g_sticky = cudaSuccess;
 std::string g_fault_report;
@@ -204,49 +225,25 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
                                 course_emu::detail::kAllocationAlignment;
     void* p = std::aligned_alloc(course_emu::detail::kAllocationAlignment, rounded);
     if (p == nullptr) return api_result(cudaErrorMemoryAllocation);
-    auto& r = course_emu::detail::registry();
-    {
-        std::lock_guard lock(r.mutex);
-        r.device.emplace(static_cast<const char*>(p), bytes);
-    }
+    course_emu::detail::add_allocation(course_emu::detail::registry().device, p, bytes);
     *ptr = p;
     return api_result(cudaSuccess);
 }
 
 cudaError_t cudaFree(void* ptr) {
-    if (ptr == nullptr) return api_result(cudaSuccess);
-    auto& r = course_emu::detail::registry();
-    {
-        std::lock_guard lock(r.mutex);
-        auto it = r.device.find(static_cast<const char*>(ptr));
-        if (it == r.device.end()) return api_result(cudaErrorInvalidValue);
-        r.device.erase(it);
-    }
-    std::free(ptr);
-    return api_result(cudaSuccess);
+    return api_result(course_emu::detail::free_allocation(course_emu::detail::registry().device, ptr));
 }
 
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
     if (ptr == nullptr) return api_result(cudaErrorInvalidValue);
     *ptr = std::malloc(bytes == 0 ? 1 : bytes);
     if (*ptr == nullptr) return api_result(cudaErrorMemoryAllocation);
-    auto& r = course_emu::detail::registry();
-    std::lock_guard lock(r.mutex);
-    r.pinned.emplace(static_cast<const char*>(*ptr), bytes);
+    course_emu::detail::add_allocation(course_emu::detail::registry().pinned, *ptr, bytes);
     return api_result(cudaSuccess);
 }
 
 cudaError_t cudaFreeHost(void* ptr) {
-    if (ptr == nullptr) return api_result(cudaSuccess);
-    auto& r = course_emu::detail::registry();
-    {
-        std::lock_guard lock(r.mutex);
-        auto it = r.pinned.find(static_cast<const char*>(ptr));
-        if (it == r.pinned.end()) return api_result(cudaErrorInvalidValue);
-        r.pinned.erase(it);
-    }
-    std::free(ptr);
-    return api_result(cudaSuccess);
+    return api_result(course_emu::detail::free_allocation(course_emu::detail::registry().pinned, ptr));
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {

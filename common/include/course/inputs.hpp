@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <random>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace course {
@@ -30,21 +31,13 @@ inline std::mt19937_64 rng(std::string_view label) {
     return std::mt19937_64(seed() ^ h);
 }
 
-/// @brief `n` floating-point values uniform in [lo, hi).
-template <class T = float>
-std::vector<T> random_reals(std::size_t n, T lo, T hi, std::string_view label) {
+/// @brief `n` values uniform in [lo, hi) for floating-point T, in [lo, hi] for integers.
+template <class T>
+std::vector<T> random_values(std::size_t n, T lo, T hi, std::string_view label) {
+    using Distribution = std::conditional_t<std::is_floating_point_v<T>, std::uniform_real_distribution<T>,
+                                            std::uniform_int_distribution<T>>;
     auto gen = rng(label);
-    std::uniform_real_distribution<T> dist(lo, hi);
-    std::vector<T> v(n);
-    for (auto& x : v) x = dist(gen);
-    return v;
-}
-
-/// @brief `n` integers uniform in [lo, hi].
-template <class T = int>
-std::vector<T> random_integers(std::size_t n, T lo, T hi, std::string_view label) {
-    auto gen = rng(label);
-    std::uniform_int_distribution<T> dist(lo, hi);
+    Distribution dist(lo, hi);
     std::vector<T> v(n);
     for (auto& x : v) x = dist(gen);
     return v;
