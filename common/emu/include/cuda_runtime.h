@@ -10,3 +10,5 @@
 #include <course_emu/thread_context.hpp>
 #include <course_emu/device_functions.hpp>
 #include <course_emu/launch.hpp>
+#include <course_emu/sync.hpp>
+#include <course_emu/atomics.hpp>

@@ -1,9 +1,7 @@
 /// @file device_functions.hpp
 /// @brief Device-side functions a kernel may call: math and bit intrinsics, `__trap`.
 ///
-/// Barriers, warp collectives and atomics arrive with the emulator's fiber
-/// scheduler; until then a call to `__syncthreads()` raises a clear fault
-/// instead of silently running without a barrier.
+/// Barriers and warp collectives are in sync.hpp, atomics in atomics.hpp.
 #pragma once
 
 #include <bit>
@@ -63,10 +61,5 @@ inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 
-namespace course_emu {
-[[noreturn]] void barrier_not_supported(const char* file, int line);
-}
-
-// Macros rather than functions so that a fault names the student's line.
+// A macro rather than a function so that the fault names the student's line.
 #define __trap() ::course_emu::raise_fault(__FILE__, __LINE__, "__trap() was called", cudaErrorLaunchFailure)
-#define __syncthreads() ::course_emu::barrier_not_supported(__FILE__, __LINE__)
