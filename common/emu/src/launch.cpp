@@ -1,23 +1,18 @@
-// Running a grid: launch validation, schedules, the worker pool and faults.
-//
-// Blocks are spread over worker threads; a worker runs one block at a time,
-// so storage local to the worker is the block's shared memory. In this
-// version the threads of a block run one after another on their worker, in
-// the schedule's order; the fiber scheduler (barriers, warp collectives)
-// replaces run_block() without changing the rest.
-#include "state.hpp"
+// Running a grid: launch validation, schedules, the worker pool, the time
+// budget and the launch's fault report. The threads of each block are run by
+// the fiber scheduler in block.cpp.
+#include "grid.hpp"
 
 #include <course_emu/scheduling.hpp>
 
 #include <algorithm>
-#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <numeric>
 #include <random>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -26,25 +21,17 @@ namespace detail {
 
 thread_local ThreadContext* current_thread = nullptr;
 
-// What runs now, for the report of a test that hangs (read by another
-// thread only when the test has overrun its time and is about to end).
-std::atomic<const LaunchInfo*> g_running_launch{nullptr};
-std::atomic<const ThreadContext*> g_running_thread{nullptr};
-
-// The running block's dynamic shared memory: one buffer per worker, since a
-// worker runs one block at a time. 16-byte units keep float4 and double2
-// views aligned.
-struct alignas(16) SharedUnit {
-    unsigned char bytes[16];
-};
-thread_local std::vector<SharedUnit> t_dynamic_shared;
-
 void builtin_outside_kernel() {
     std::fprintf(stderr,
                  "course emulator: threadIdx/blockIdx/blockDim/gridDim read outside a kernel "
                  "(host code has no CUDA thread)\n");
     std::abort();
 }
+
+// What runs now, for the report of a test that hangs (read by another thread
+// only when the test has overrun its time and is about to end).
+std::atomic<const LaunchInfo*> g_running_launch{nullptr};
+std::atomic<const ThreadContext*> g_running_thread{nullptr};
 
 namespace {
 
@@ -64,14 +51,14 @@ Schedule schedule_from_environment() {
 std::mutex g_schedule_mutex;
 Schedule g_schedule = schedule_from_environment();
 
-// Thrown through the kernel's frames by raise_fault(); never escapes launch().
-struct FaultSignal {
-    Fault fault;
-};
+// How long a launch may run before it is stopped as hung.
+std::atomic<long long> g_time_budget_ms = [] {
+    const char* env = std::getenv("COURSE_EMU_TIMEOUT");
+    const double seconds = env != nullptr ? std::strtod(env, nullptr) : 10.0;
+    return static_cast<long long>((seconds > 0 ? seconds : 10.0) * 1000);
+}();
 
-std::string format_index(uint3 v) {
-    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
+std::chrono::milliseconds time_budget() { return std::chrono::milliseconds(g_time_budget_ms.load()); }
 
 // Why a GPU would refuse this configuration, or nullptr when it is valid.
 const char* configuration_problem(const LaunchInfo& info) {
@@ -94,33 +81,70 @@ const char* configuration_problem(const LaunchInfo& info) {
     return nullptr;
 }
 
-// A permutation of [0, n) for the schedule: forward, reverse, or an affine
-// map i -> (a*i + c) mod n with a coprime to n (cheap and needs no table,
-// since a grid may have two billion blocks).
-class Order {
+// One thread for the whole process that stops launches past their budget.
+class Watchdog {
 public:
-    Order(Schedule s, unsigned long long n, unsigned long long salt) : kind_(s.kind), n_(n) {
-        if (kind_ != Schedule::Kind::random || n_ < 2) return;
-        std::mt19937_64 rng(s.seed * 0x9E3779B97F4A7C15ull + salt);
-        c_ = rng() % n_;
-        a_ = rng() % n_ | 1;
-        while (std::gcd(a_, n_) != 1) a_ = (a_ + 2) % n_ == 0 ? 1 : (a_ + 2) % n_;
+    static Watchdog& instance() {
+        static Watchdog* w = new Watchdog;  // never destroyed: its thread lives as long as the process
+        return *w;
     }
-    unsigned long long operator[](unsigned long long i) const {
-        switch (kind_) {
-            case Schedule::Kind::forward: return i;
-            case Schedule::Kind::reverse: return n_ - 1 - i;
-            case Schedule::Kind::random: break;
-        }
-        return n_ < 2 ? i : static_cast<unsigned long long>((static_cast<unsigned __int128>(a_) * i + c_) % n_);
+
+    void arm(GridRun* run) {
+        std::lock_guard lock(mutex_);
+        run_ = run;
+        deadline_ = std::chrono::steady_clock::now() + time_budget();
+        changed_.notify_all();
+    }
+
+    void disarm() {
+        std::lock_guard lock(mutex_);
+        run_ = nullptr;
     }
 
 private:
-    Schedule::Kind kind_;
-    unsigned long long n_;
-    unsigned long long a_ = 1;
-    unsigned long long c_ = 0;
+    Watchdog() : thread_([this] { watch(); }) { thread_.detach(); }
+
+    void watch() {
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            if (run_ == nullptr) {
+                changed_.wait(lock);
+                continue;
+            }
+            if (changed_.wait_until(lock, deadline_) != std::cv_status::timeout || run_ == nullptr) continue;
+            if (std::chrono::steady_clock::now() < deadline_) continue;
+            GridRun* run = std::exchange(run_, nullptr);
+            run->over_time.store(true);
+            std::lock_guard workers_lock(run->workers_mutex);
+            for (auto handle : run->workers) interrupt_worker(handle);
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    GridRun* run_ = nullptr;
+    std::chrono::steady_clock::time_point deadline_{};
+    std::thread thread_;
 };
+
+}  // namespace
+
+Order::Order(Schedule s, unsigned long long n, unsigned long long salt) : kind_(s.kind), n_(n) {
+    if (kind_ != Schedule::Kind::random || n_ < 2) return;
+    std::mt19937_64 rng(s.seed * 0x9E3779B97F4A7C15ull + salt);
+    c_ = rng() % n_;
+    a_ = rng() % n_ | 1;
+    while (std::gcd(a_, n_) != 1) a_ = (a_ + 2) % n_ == 0 ? 1 : (a_ + 2) % n_;
+}
+
+unsigned long long Order::operator[](unsigned long long i) const {
+    switch (kind_) {
+        case Schedule::Kind::forward: return i;
+        case Schedule::Kind::reverse: return n_ - 1 - i;
+        case Schedule::Kind::random: break;
+    }
+    return n_ < 2 ? i : static_cast<unsigned long long>((static_cast<unsigned __int128>(a_) * i + c_) % n_);
+}
 
 uint3 unflatten(unsigned long long i, dim3 extent) {
     uint3 v;
@@ -131,72 +155,46 @@ uint3 unflatten(unsigned long long i, dim3 extent) {
     return v;
 }
 
-struct GridRun {
-    GridRun(const LaunchInfo& launch, void (*body)(void*), void* body_state)
-        : info(launch),
-          thread_body(body),
-          state(body_state),
-          schedule(current_schedule()),
-          block_count(static_cast<unsigned long long>(launch.grid.x) * launch.grid.y * launch.grid.z),
-          threads_per_block(launch.block.x * launch.block.y * launch.block.z) {}
+std::string format_index(uint3 v) {
+    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
 
-    const LaunchInfo& info;
-    void (*thread_body)(void*);
-    void* state;
-    Schedule schedule;
-    unsigned long long block_count;
-    unsigned threads_per_block;
-    std::atomic<unsigned long long> next_block{0};
-    std::atomic<bool> faulted{false};
-    std::mutex fault_mutex;
-    std::string fault_report;
-    cudaError_t fault_code = cudaSuccess;
+GridRun::GridRun(const LaunchInfo& launch, void (*body)(void*), void* body_state)
+    : info(launch),
+      thread_body(body),
+      state(body_state),
+      schedule(current_schedule()),
+      block_count(static_cast<unsigned long long>(launch.grid.x) * launch.grid.y * launch.grid.z),
+      threads_per_block(launch.block.x * launch.block.y * launch.block.z) {}
 
-    void record_fault(const Fault& f, const ThreadContext& ctx) {
-        std::lock_guard lock(fault_mutex);
-        if (faulted.exchange(true)) return;
-        fault_code = f.code;
-        fault_report = std::string(f.file) + ":" + std::to_string(f.line) + ": " + f.what + "\n  in kernel " +
-                       info.kernel + " launched at " + info.file + ":" + std::to_string(info.line) +
-                       ", block " + format_index(ctx.block_idx) + ", thread " + format_index(ctx.thread_idx) +
-                       " (schedule " + schedule_name(schedule) + ")";
+void GridRun::record_fault(cudaError_t code, const char* file, int line, const std::string& what,
+                           const ThreadContext& ctx, const std::string& details) {
+    std::lock_guard lock(fault_mutex);
+    if (faulted.exchange(true)) return;
+    fault_code = code;
+    fault_report = std::string(file) + ":" + std::to_string(line) + ": " + what + "\n  in kernel " + info.kernel +
+                   " launched at " + info.file + ":" + std::to_string(info.line) + ", block " +
+                   format_index(ctx.block_idx) + ", thread " + format_index(ctx.thread_idx) + " (schedule " +
+                   schedule_name(schedule) + ")";
+    if (!details.empty()) fault_report += "\n" + details;
+}
+
+void GridRun::work() {
+    prepare_worker_thread();
+    {
+        std::lock_guard lock(workers_mutex);
+        workers.push_back(pthread_self());
     }
-
-    void run_block(unsigned long long flat_block) {
-        ThreadContext ctx;
-        ctx.block_dim = info.block;
-        ctx.grid_dim = info.grid;
-        ctx.block_idx = unflatten(flat_block, info.grid);
-        const Order thread_order(schedule, threads_per_block, flat_block + 1);
-        // Fresh for every block and poisoned, so reading before writing shows.
-        t_dynamic_shared.assign((info.dynamic_shared_bytes + 15) / 16, SharedUnit{});
-        if (!t_dynamic_shared.empty()) std::memset(t_dynamic_shared.data(), 0xCD, t_dynamic_shared.size() * 16);
-        for (unsigned i = 0; i < threads_per_block && !faulted.load(std::memory_order_relaxed); ++i) {
-            ctx.thread_idx = unflatten(thread_order[i], info.block);
-            current_thread = &ctx;
-            g_running_thread.store(&ctx, std::memory_order_relaxed);
-            try {
-                thread_body(state);
-            } catch (const FaultSignal& signal) {
-                record_fault(signal.fault, ctx);
-            } catch (const std::exception& e) {
-                record_fault(Fault{info.file, info.line, e.what(), cudaErrorLaunchFailure}, ctx);
-            }
-            current_thread = nullptr;
-        }
+    const Order block_order(schedule, block_count, 0);
+    for (;;) {
+        const unsigned long long i = next_block.fetch_add(1, std::memory_order_relaxed);
+        if (i >= block_count || faulted.load(std::memory_order_relaxed)) break;
+        run_block(*this, block_order[i]);
     }
+    std::lock_guard lock(workers_mutex);
+    workers.erase(std::find(workers.begin(), workers.end(), pthread_self()));
+}
 
-    void work() {
-        const Order block_order(schedule, block_count, 0);
-        for (;;) {
-            const unsigned long long i = next_block.fetch_add(1, std::memory_order_relaxed);
-            if (i >= block_count || faulted.load(std::memory_order_relaxed)) return;
-            run_block(block_order[i]);
-        }
-    }
-};
-
-}  // namespace
 }  // namespace detail
 
 void set_schedule(Schedule schedule) {
@@ -207,6 +205,10 @@ void set_schedule(Schedule schedule) {
 Schedule current_schedule() {
     std::lock_guard lock(detail::g_schedule_mutex);
     return detail::g_schedule;
+}
+
+void set_time_budget(double seconds) {
+    detail::g_time_budget_ms.store(static_cast<long long>(seconds * 1000));
 }
 
 const char* schedule_name(Schedule schedule) {
@@ -220,32 +222,14 @@ const char* schedule_name(Schedule schedule) {
     return buffer;
 }
 
-void* dynamic_shared_memory() {
-    return detail::t_dynamic_shared.empty() ? nullptr : detail::t_dynamic_shared.data();
-}
-
-void raise_fault(const char* file, int line, const char* what, cudaError_t code) {
-    throw detail::FaultSignal{Fault{file, line, what, code}};
-}
-
-void detail::atomic_scheduling_point() {}
-
-void barrier_not_supported(const char* file, int line) {
-    raise_fault(file, line,
-                "__syncthreads() is not supported by this version of the emulator: its threads "
-                "run one after another, so a barrier cannot be honoured",
-                cudaErrorNotSupported);
-}
-
 void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     using namespace detail;
     if (sticky_error() != cudaSuccess) {
         record(sticky_error());
         return;
     }
-    if (const char* problem = configuration_problem(info)) {
-        (void)problem;  // the code says it; a GPU gives no more detail either
-        record(cudaErrorInvalidConfiguration);
+    if (configuration_problem(info) != nullptr) {
+        record(cudaErrorInvalidConfiguration);  // a GPU gives no more detail either
         return;
     }
     if (info.dynamic_shared_bytes > device_properties().sharedMemPerBlock) {
@@ -253,7 +237,6 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
         return;
     }
     if (current_thread != nullptr) {
-        // A launch from inside a kernel (dynamic parallelism) is not emulated.
         raise_fault(info.file, info.line, "kernel launched from device code (dynamic parallelism is not emulated)",
                     cudaErrorNotSupported);
     }
@@ -261,17 +244,18 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     reset_atomic_counts();
     GridRun run(info, thread_body, state);
     g_running_launch.store(&info);
+    Watchdog::instance().arm(&run);
 
-    const unsigned long long helpers =
-        std::min<unsigned long long>(worker_count(), run.block_count) - 1;
+    const unsigned long long helpers = std::min<unsigned long long>(worker_count(), run.block_count) - 1;
     std::vector<std::thread> workers;
     workers.reserve(helpers);
     for (unsigned long long i = 0; i < helpers; ++i) workers.emplace_back([&run] { run.work(); });
     run.work();
     for (auto& w : workers) w.join();
+
+    Watchdog::instance().disarm();
     g_running_launch.store(nullptr);
     g_running_thread.store(nullptr);
-
     if (run.faulted) set_sticky_fault(run.fault_code, std::move(run.fault_report));
 }
 

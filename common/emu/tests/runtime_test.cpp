@@ -104,17 +104,6 @@ TEST_CASE("the course's error check quotes the emulator's fault report", "[emu][
     }
 }
 
-TEST_CASE("__syncthreads reports clearly that this emulator version has no barriers", "[emu][runtime]") {
-    ResetDevice reset;
-    course::DeviceBuffer<int> data(32);
-    const int line = emu_test::launch_barrier(data.data());
-    REQUIRE(cudaDeviceSynchronize() == cudaErrorNotSupported);
-    const std::string report = course_emu::last_fault_report();
-    CAPTURE(report);
-    CHECK(report.find("test_kernels.cu:" + std::to_string(line)) != std::string::npos);
-    CHECK(report.find("__syncthreads()") != std::string::npos);
-}
-
 TEST_CASE("schedules run the threads of a block forward, in reverse or shuffled", "[emu][runtime]") {
     const unsigned threads = 64;
     auto run = [&](course_emu::Schedule s) {

@@ -34,17 +34,6 @@ int launch_trap(unsigned fault_block, unsigned fault_thread) {
     return __LINE__ - 6;
 }
 
-__global__ void with_barrier(int* data) {
-    data[threadIdx.x] = 1;
-    __syncthreads();
-    data[threadIdx.x] += data[(threadIdx.x + 1) % blockDim.x];
-}
-
-int launch_barrier(int* data) {
-    with_barrier<<<1, 32>>>(data);
-    return __LINE__ - 6;
-}
-
 __global__ void record_order(unsigned* order, unsigned* count) {
     order[*count] = threadIdx.x;
     *count += 1;

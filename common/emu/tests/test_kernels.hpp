@@ -17,10 +17,6 @@ void launch_empty(dim3 grid, dim3 block, size_t dynamic_shared_bytes = 0);
 /// Thread `fault_thread` of block `fault_block` calls __trap(); returns the line of that call.
 int launch_trap(unsigned fault_block, unsigned fault_thread);
 
-/// One block of 32 threads that call __syncthreads(); `data` holds 32 ints.
-/// Returns the line of the __syncthreads() call.
-int launch_barrier(int* data);
-
 /// One block of `threads` threads; each appends its threadIdx.x to order[*count] (no atomics:
 /// the threads of one block run on one worker, one after another, in the schedule's order).
 void launch_record_order(unsigned threads, unsigned* order, unsigned* count);

@@ -102,12 +102,23 @@ void set_schedule(Schedule schedule);
 /// @brief The schedule launches use now.
 Schedule current_schedule();
 
+/// @brief Sets how long one launch may run before it is stopped with
+/// cudaErrorLaunchTimeout and a report of where its threads were (default:
+/// `COURSE_EMU_TIMEOUT` seconds from the environment, else 10 s).
+void set_time_budget(double seconds);
+
 /// @brief A short name for a schedule, e.g. "forward" or "random:7".
 const char* schedule_name(Schedule schedule);
 
 /// @brief The running block's dynamic shared memory (the launch's third
 /// configuration argument, in bytes), poisoned with 0xCD bytes at block start.
 void* dynamic_shared_memory();
+
+/// @brief Registers a static `__shared__` variable as a thread passes its
+/// declaration (the translator emits the call). The first thread of a block
+/// poisons it with 0xCD bytes, so a read before any write shows; the block's
+/// total is held to CUDA's 48 KiB static limit.
+void shared_declared(void* address, std::size_t bytes);
 
 /// @brief What the translator turns `extern __shared__ T name[];` into.
 template <class T>

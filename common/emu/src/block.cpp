@@ -1,0 +1,809 @@
+// The block scheduler: the threads of a block as cooperatively switched
+// fibers (Boost.Context), with barriers, warp collectives, scheduling points
+// at atomics, shared memory, and faults (divergence, deadlock, bad memory
+// access, time budget) turned into reports.
+//
+// A block is run by "runners": fibers that each run emulated threads one
+// after another, taking the next thread not yet started in schedule order.
+// A runner whose thread finishes moves on to the next one without any
+// switch, so a kernel that never waits costs one fiber per block; only when
+// a thread waits (at a barrier or a warp collective) does the scheduler start
+// another runner for the threads behind it. Stacks are pooled across blocks.
+#include "grid.hpp"
+
+#include <course_emu/scheduling.hpp>
+#include <course_emu/sync.hpp>
+
+#include <boost/context/fiber.hpp>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <pthread.h>
+#include <string>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <unordered_set>
+#include <vector>
+
+namespace course_emu::detail {
+
+extern std::atomic<const ThreadContext*> g_running_thread;
+
+namespace {
+
+namespace ctx = boost::context;
+
+// ---------------------------------------------------------------- stacks
+
+std::size_t page_size() {
+    static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    return size;
+}
+
+// Stack size of an emulated thread (COURSE_EMU_STACK_KB, default 256 KiB;
+// only the pages a thread touches are ever backed by memory).
+std::size_t stack_size() {
+    static const std::size_t size = [] {
+        const char* env = std::getenv("COURSE_EMU_STACK_KB");
+        const long kb = env != nullptr ? std::strtol(env, nullptr, 10) : 256;
+        const std::size_t bytes = static_cast<std::size_t>(kb > 16 ? kb : 256) * 1024;
+        return (bytes + page_size() - 1) / page_size() * page_size();
+    }();
+    return size;
+}
+
+// Stacks with a guard page below them, kept for reuse across blocks and launches.
+class StackPool {
+public:
+    static StackPool& instance() {
+        static StackPool* pool = new StackPool;  // outlives every worker
+        return *pool;
+    }
+
+    void* take() {
+        {
+            std::lock_guard lock(mutex_);
+            if (!free_.empty()) {
+                void* base = free_.back();
+                free_.pop_back();
+                return base;
+            }
+        }
+        const std::size_t total = stack_size() + page_size();
+        void* base = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (base == MAP_FAILED) throw std::bad_alloc();
+        mprotect(base, page_size(), PROT_NONE);  // a thread that overflows its stack faults here
+        std::lock_guard lock(mutex_);
+        guards_.push_back(static_cast<char*>(base));
+        return base;
+    }
+
+    void give_back(void* base) {
+        std::lock_guard lock(mutex_);
+        free_.push_back(base);
+    }
+
+    // Whether `address` is in the guard page of one of the stacks (called
+    // from the fault handler; the list only grows, under a lock held briefly).
+    bool is_guard(const void* address) {
+        const char* a = static_cast<const char*>(address);
+        std::unique_lock lock(mutex_, std::try_to_lock);
+        if (!lock.owns_lock()) return false;
+        for (const char* g : guards_) {
+            if (a >= g && a < g + page_size()) return true;
+        }
+        return false;
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<void*> free_;
+    std::vector<char*> guards_;
+};
+
+class PooledStack {
+public:
+    ctx::stack_context allocate() {
+        void* base = StackPool::instance().take();
+        ctx::stack_context sc;
+        sc.size = stack_size();
+        sc.sp = static_cast<char*>(base) + page_size() + stack_size();
+        return sc;
+    }
+    void deallocate(ctx::stack_context& sc) noexcept {
+        StackPool::instance().give_back(static_cast<char*>(sc.sp) - stack_size() - page_size());
+    }
+};
+
+// ---------------------------------------------------------------- the block
+
+struct StopSignal {};  // unwinds a waiting thread when its block is abandoned
+
+struct Runner;
+
+struct ThreadSlot {
+    enum class State { not_started, running, waiting_barrier, waiting_warp, ready, done };
+    ThreadContext ctx;
+    unsigned linear = 0;     // threadIdx flattened, x fastest: lane = linear % 32
+    unsigned position = 0;   // place in the schedule's order
+    State state = State::not_started;
+    Runner* runner = nullptr;
+    const char* wait_file = "";
+    int wait_line = 0;
+    int barrier_result = 0;
+    unsigned long long warp_result = 0;
+};
+
+struct Runner {
+    ctx::fiber self;       // held while the runner is suspended
+    ctx::fiber scheduler;  // held while it runs
+    ThreadSlot* current = nullptr;
+    bool abandoned = false;  // left by a jump out of a signal handler: never resumed
+};
+
+struct WarpMeeting {
+    bool open = false;
+    WarpOp op = WarpOp::shfl;
+    unsigned mask = 0;
+    unsigned arrived = 0;
+    const char* file = "";
+    int line = 0;
+    std::array<unsigned long long, 32> value{};
+    std::array<int, 32> arg{};
+    std::array<int, 32> width{};
+};
+
+const char* op_name(WarpOp op) {
+    switch (op) {
+        case WarpOp::shfl: return "__shfl_sync";
+        case WarpOp::shfl_up: return "__shfl_up_sync";
+        case WarpOp::shfl_down: return "__shfl_down_sync";
+        case WarpOp::shfl_xor: return "__shfl_xor_sync";
+        case WarpOp::ballot: return "__ballot_sync";
+        case WarpOp::any: return "__any_sync";
+        case WarpOp::all: return "__all_sync";
+        case WarpOp::syncwarp: return "__syncwarp";
+    }
+    return "a warp collective";
+}
+
+std::string hex(unsigned v) {
+    char b[16];
+    std::snprintf(b, sizeof b, "0x%08x", v);
+    return b;
+}
+
+// A report raised from inside the scheduler (not by one thread's code).
+struct BlockFault {
+    cudaError_t code;
+    const char* file;
+    int line;
+    std::string what;
+    const ThreadContext* ctx;
+    std::string details;
+};
+
+class BlockRun;
+thread_local BlockRun* t_block = nullptr;
+thread_local Runner* t_runner = nullptr;
+thread_local volatile std::sig_atomic_t t_interrupted = 0;
+
+// The running block's dynamic shared memory: one buffer per worker, since a
+// worker runs one block at a time. 16-byte units keep float4 and double2
+// views aligned.
+struct alignas(16) SharedUnit {
+    unsigned char bytes[16];
+};
+thread_local std::vector<SharedUnit> t_dynamic_shared;
+
+// Static __shared__ variables already poisoned in this block, and their total size.
+thread_local std::unordered_set<void*> t_static_shared;
+thread_local std::size_t t_static_shared_bytes = 0;
+
+class BlockRun {
+public:
+    BlockRun(GridRun& grid, unsigned long long flat_block)
+        : grid_(grid), n_(grid.threads_per_block), slots_(n_), warps_((n_ + 31) / 32) {
+        const uint3 block_idx = unflatten(flat_block, grid.info.grid);
+        const Order order(grid.schedule, n_, flat_block + 1);
+        order_.resize(n_);
+        for (unsigned i = 0; i < n_; ++i) {
+            const unsigned linear = static_cast<unsigned>(order[i]);
+            order_[i] = linear;
+            ThreadSlot& s = slots_[linear];
+            s.linear = linear;
+            s.position = i;
+            s.ctx.block_dim = grid.info.block;
+            s.ctx.grid_dim = grid.info.grid;
+            s.ctx.block_idx = block_idx;
+            s.ctx.thread_idx = unflatten(linear, grid.info.block);
+        }
+    }
+
+    void run() {
+        t_block = this;
+        t_interrupted = 0;
+        try {
+            schedule_loop();
+        } catch (const BlockFault& f) {
+            grid_.record_fault(f.code, f.file, f.line, f.what, f.ctx != nullptr ? *f.ctx : slots_[0].ctx, f.details);
+        }
+        stop_waiting_runners();
+        t_block = nullptr;
+    }
+
+    // ---- called from a thread's code (on its runner's fiber)
+
+    int barrier(const char* file, int line, BarrierKind kind, int predicate) {
+        ThreadSlot& me = *t_runner->current;
+        if (exited_ > 0) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         "barrier divergence: this thread reached __syncthreads() but " + std::to_string(exited_) +
+                             " thread(s) of the block have already exited (an early return?). Every thread of a "
+                             "block must reach every __syncthreads().");
+        }
+        if (barrier_waiting_ > 0 && (barrier_file_ != file || barrier_line_ != line)) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         "barrier divergence: this thread reached __syncthreads() here while " +
+                             std::to_string(barrier_waiting_) + " thread(s) wait at " + barrier_file_ + ":" +
+                             std::to_string(barrier_line_) +
+                             ". All threads of a block must meet at the same __syncthreads().");
+        }
+        if (barrier_waiting_ == 0) {
+            barrier_file_ = file;
+            barrier_line_ = line;
+            barrier_count_ = 0;
+            barrier_all_ = true;
+            barrier_any_ = false;
+        }
+        barrier_count_ += predicate != 0;
+        barrier_all_ = barrier_all_ && predicate != 0;
+        barrier_any_ = barrier_any_ || predicate != 0;
+        me.wait_file = file;
+        me.wait_line = line;
+        ++barrier_waiting_;
+        me.state = ThreadSlot::State::waiting_barrier;
+        if (barrier_waiting_ == n_) {
+            // The last to arrive releases everyone, itself included: they go
+            // on in the schedule's order, which is what lets a schedule expose
+            // a missing barrier further on.
+            const int result = kind == BarrierKind::count ? barrier_count_
+                               : kind == BarrierKind::all ? barrier_all_
+                               : kind == BarrierKind::any ? barrier_any_
+                                                          : 0;
+            for (unsigned linear : order_) {
+                ThreadSlot& s = slots_[linear];
+                if (s.state == ThreadSlot::State::waiting_barrier) make_ready(s, result);
+            }
+            barrier_waiting_ = 0;
+        }
+        suspend();
+        return me.barrier_result;
+    }
+
+    unsigned long long warp(const char* file, int line, WarpOp op, unsigned mask, unsigned long long value, int arg,
+                            int width) {
+        ThreadSlot& me = *t_runner->current;
+        const unsigned lane = me.linear % 32;
+        const unsigned warp_index = me.linear / 32;
+        const unsigned lanes_here = std::min(32u, n_ - warp_index * 32);
+        const unsigned existing = lanes_here == 32 ? 0xffffffffu : (1u << lanes_here) - 1;
+        const std::string call = std::string(op_name(op)) + "(mask " + hex(mask) + ")";
+        if ((mask >> lane & 1u) == 0) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         "lane " + std::to_string(lane) + " called " + call +
+                             ", but the mask does not include the calling lane");
+        }
+        if ((mask & ~existing) != 0) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         call + " names lanes that do not exist: warp " + std::to_string(warp_index) +
+                             " of this block has only " + std::to_string(lanes_here) +
+                             " threads (a partial last warp needs a mask of only its lanes, e.g. from "
+                             "__ballot_sync or __activemask())");
+        }
+        const unsigned gone = exited_lanes(warp_index) & mask;
+        if (gone != 0) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         call + " waits for lanes that have already exited (lanes " + hex(gone) +
+                             "): every lane named in the mask must reach the collective");
+        }
+        WarpMeeting& m = warps_[warp_index];
+        if (!m.open) {
+            m.open = true;
+            m.op = op;
+            m.mask = mask;
+            m.arrived = 0;
+            m.file = file;
+            m.line = line;
+        } else if (m.op != op || m.mask != mask) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         "lanes of warp " + std::to_string(warp_index) + " meet at different collectives: this lane "
+                             "called " + call + " while others wait in " + op_name(m.op) + "(mask " + hex(m.mask) +
+                             ") at " + m.file + ":" + std::to_string(m.line));
+        }
+        m.arrived |= 1u << lane;
+        m.value[lane] = value;
+        m.arg[lane] = arg;
+        m.width[lane] = width;
+        me.wait_file = file;
+        me.wait_line = line;
+        me.state = ThreadSlot::State::waiting_warp;
+        if (m.arrived == m.mask) complete_warp(m, warp_index);  // releases all of them, in schedule order
+        suspend();
+        return me.warp_result;
+    }
+
+    unsigned activemask_of(const ThreadSlot& me) const {
+        const unsigned warp_index = me.linear / 32;
+        const unsigned lanes_here = std::min(32u, n_ - warp_index * 32);
+        const unsigned existing = lanes_here == 32 ? 0xffffffffu : (1u << lanes_here) - 1;
+        return existing & ~exited_lanes(warp_index);
+    }
+
+    // Lets the other threads run before an atomic, as a GPU's would.
+    void yield() {
+        ThreadSlot& me = *t_runner->current;
+        make_ready(me, 0);
+        suspend();
+    }
+
+    // A fault that the signal handler found in the thread running now.
+    void fault_from_signal(cudaError_t code, const char* what) {
+        pending_signal_fault_ = true;
+        pending_signal_code_ = code;
+        pending_signal_what_ = what;
+    }
+
+    const ThreadSlot* running_slot() const { return t_runner != nullptr ? t_runner->current : nullptr; }
+
+private:
+    [[noreturn]] void thread_fault(cudaError_t code, const char* file, int line, const std::string& what) {
+        grid_.record_fault(code, file, line, what, t_runner->current->ctx, where_threads_are());
+        throw StopSignal{};
+    }
+
+    unsigned exited_lanes(unsigned warp_index) const {
+        unsigned bits = 0;
+        for (unsigned lane = 0; lane < 32 && warp_index * 32 + lane < n_; ++lane) {
+            if (slots_[warp_index * 32 + lane].state == ThreadSlot::State::done) bits |= 1u << lane;
+        }
+        return bits;
+    }
+
+    void complete_warp(WarpMeeting& m, unsigned warp_index) {
+        constexpr unsigned long long poison = 0xCDCDCDCDCDCDCDCDull;  // a lane not in the mask: undefined on a GPU
+        std::array<unsigned long long, 32> result{};
+        unsigned ballot = 0;
+        for (unsigned lane = 0; lane < 32; ++lane) {
+            if ((m.arrived >> lane & 1u) && m.value[lane] != 0) ballot |= 1u << lane;
+        }
+        for (unsigned lane = 0; lane < 32; ++lane) {
+            if ((m.mask >> lane & 1u) == 0) continue;
+            const int w = m.width[lane] >= 1 && m.width[lane] <= 32 ? m.width[lane] : 32;
+            const int start = static_cast<int>(lane) / w * w;
+            const int a = m.arg[lane];
+            int src = static_cast<int>(lane);
+            switch (m.op) {
+                case WarpOp::shfl: src = start + ((a % w) + w) % w; break;
+                case WarpOp::shfl_up: src = static_cast<int>(lane) - a >= start ? static_cast<int>(lane) - a : src; break;
+                case WarpOp::shfl_down: src = static_cast<int>(lane) + a < start + w ? static_cast<int>(lane) + a : src; break;
+                case WarpOp::shfl_xor: src = (static_cast<int>(lane) ^ a) < start + w ? static_cast<int>(lane) ^ a : src; break;
+                default: break;
+            }
+            switch (m.op) {
+                case WarpOp::ballot: result[lane] = ballot; break;
+                case WarpOp::any: result[lane] = (ballot & m.mask) != 0; break;
+                case WarpOp::all: result[lane] = (ballot & m.mask) == m.mask; break;
+                case WarpOp::syncwarp: result[lane] = 0; break;
+                default:
+                    result[lane] = src >= 0 && src < 32 && (m.arrived >> src & 1u) ? m.value[static_cast<unsigned>(src)] : poison;
+            }
+        }
+        m.open = false;
+        for (unsigned linear : order_) {
+            if (linear / 32 != warp_index) continue;
+            ThreadSlot& s = slots_[linear];
+            const unsigned lane = linear % 32;
+            if ((m.mask >> lane & 1u) && s.state == ThreadSlot::State::waiting_warp) {
+                s.warp_result = result[lane];
+                make_ready(s, 0);
+            }
+        }
+    }
+
+    void make_ready(ThreadSlot& s, int barrier_result) {
+        s.barrier_result = barrier_result;
+        s.state = ThreadSlot::State::ready;
+        ready_.push_back(&s);
+    }
+
+    // Suspends the calling thread's runner; returns when the scheduler resumes it.
+    void suspend() {
+        Runner* r = t_runner;
+        ThreadSlot* s = r->current;
+        r->scheduler = std::move(r->scheduler).resume();
+        t_runner = r;
+        current_thread = &s->ctx;
+        if (stopping_) throw StopSignal{};
+    }
+
+    void run_thread(Runner& r, ThreadSlot& s) {
+        r.current = &s;
+        s.runner = &r;
+        s.state = ThreadSlot::State::running;
+        current_thread = &s.ctx;
+        g_running_thread.store(&s.ctx, std::memory_order_relaxed);
+        try {
+            grid_.thread_body(grid_.state);
+        } catch (const FaultSignal& signal) {
+            grid_.record_fault(signal.fault.code, signal.fault.file, signal.fault.line, signal.fault.what, s.ctx,
+                               where_threads_are());
+            stopping_ = true;
+        } catch (const StopSignal&) {
+            stopping_ = true;
+        } catch (const std::exception& e) {
+            grid_.record_fault(cudaErrorLaunchFailure, grid_.info.file, grid_.info.line,
+                               std::string("exception thrown in kernel code: ") + e.what(), s.ctx);
+            stopping_ = true;
+        }
+        current_thread = nullptr;
+        s.state = ThreadSlot::State::done;
+        ++exited_;
+        ++done_;
+        if (!stopping_) check_exit(s);
+    }
+
+    // A thread that exits while others wait for it is a divergence.
+    void check_exit(ThreadSlot& s) {
+        if (barrier_waiting_ > 0) {
+            grid_.record_fault(cudaErrorLaunchFailure, barrier_file_, barrier_line_,
+                               "barrier divergence: " + std::to_string(barrier_waiting_) +
+                                   " thread(s) wait at this __syncthreads(), but thread " +
+                                   format_index(s.ctx.thread_idx) +
+                                   " exited without reaching it (an early return?). Every thread of a block must "
+                                   "reach every __syncthreads().",
+                               s.ctx, where_threads_are());
+            stopping_ = true;
+            return;
+        }
+        const WarpMeeting& m = warps_[s.linear / 32];
+        if (m.open && (m.mask >> (s.linear % 32) & 1u)) {
+            grid_.record_fault(cudaErrorLaunchFailure, m.file, m.line,
+                               std::string("lane ") + std::to_string(s.linear % 32) + " exited without reaching " +
+                                   op_name(m.op) + "(mask " + hex(m.mask) + "), which names it: the other lanes "
+                                   "would wait forever",
+                               s.ctx, where_threads_are());
+            stopping_ = true;
+        }
+    }
+
+    void start_runner() {
+        auto* r = new Runner;
+        runners_.push_back(r);
+        r->self = ctx::fiber(std::allocator_arg, PooledStack{}, [this, r](ctx::fiber&& scheduler) {
+            r->scheduler = std::move(scheduler);
+            t_runner = r;
+            while (!stopping_ && next_ < n_ && !grid_.faulted.load(std::memory_order_relaxed)) {
+                run_thread(*r, slots_[order_[next_++]]);
+            }
+            r->current = nullptr;
+            return std::move(r->scheduler);
+        });
+        resume(*r);
+    }
+
+    void resume(Runner& r) {
+        t_runner = &r;
+        r.self = std::move(r.self).resume();
+        t_runner = nullptr;
+        current_thread = nullptr;
+        if (pending_signal_fault_) {
+            // The thread was stopped by a signal (bad address, time budget):
+            // its stack holds the handler's frame and is never resumed.
+            pending_signal_fault_ = false;
+            r.abandoned = true;
+            ThreadSlot* s = r.current;
+            grid_.record_fault(pending_signal_code_, grid_.info.file, grid_.info.line, pending_signal_what_,
+                               s != nullptr ? s->ctx : slots_[0].ctx, where_threads_are(s));
+            stopping_ = true;
+        }
+    }
+
+    void schedule_loop() {
+        while (!stopping_) {
+            if (grid_.faulted.load(std::memory_order_relaxed)) return;
+            if (t_interrupted || grid_.over_time.load(std::memory_order_relaxed)) throw_over_time(nullptr);
+            if (!ready_.empty()) {
+                ThreadSlot* s = ready_.front();
+                ready_.pop_front();
+                s->state = ThreadSlot::State::running;
+                resume(*s->runner);
+            } else if (next_ < n_) {
+                start_runner();
+            } else if (done_ == n_) {
+                return;
+            } else {
+                throw_deadlock();
+            }
+        }
+    }
+
+    [[noreturn]] void throw_over_time(const ThreadSlot* running) {
+        throw BlockFault{cudaErrorLaunchTimeout, grid_.info.file, grid_.info.line,
+                         "the kernel ran past its time budget (COURSE_EMU_TIMEOUT) and was stopped: a loop that never "
+                         "ends, or threads spinning on a flag no thread will set?",
+                         running != nullptr ? &running->ctx : nullptr, where_threads_are(running)};
+    }
+
+    [[noreturn]] void throw_deadlock() {
+        const ThreadSlot* first = nullptr;
+        for (unsigned linear : order_) {
+            if (slots_[linear].state != ThreadSlot::State::done) {
+                first = &slots_[linear];
+                break;
+            }
+        }
+        throw BlockFault{cudaErrorLaunchFailure, first->wait_file, first->wait_line,
+                         "deadlock: every thread of the block that has not exited is waiting, and none of them can "
+                         "release the others (threads waiting at different barriers or collectives?)",
+                         &first->ctx, where_threads_are()};
+    }
+
+    // Where the threads of the block are, grouped: for fault reports.
+    std::string where_threads_are(const ThreadSlot* running = nullptr) const {
+        std::string out = "  threads of this block:";
+        unsigned finished = 0, not_started = 0;
+        std::vector<std::pair<std::string, unsigned>> groups;
+        for (const ThreadSlot& s : slots_) {
+            std::string where;
+            switch (s.state) {
+                case ThreadSlot::State::done: ++finished; continue;
+                case ThreadSlot::State::not_started: ++not_started; continue;
+                case ThreadSlot::State::waiting_barrier:
+                    where = std::string("waiting at __syncthreads() at ") + s.wait_file + ":" + std::to_string(s.wait_line);
+                    break;
+                case ThreadSlot::State::waiting_warp:
+                    where = std::string("waiting at a warp collective at ") + s.wait_file + ":" +
+                            std::to_string(s.wait_line);
+                    break;
+                case ThreadSlot::State::ready: where = "ready to run"; break;
+                case ThreadSlot::State::running:
+                    where = &s == running ? "running (stopped here)" : "running";
+                    break;
+            }
+            auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == where; });
+            if (it == groups.end()) groups.emplace_back(where, 1);
+            else ++it->second;
+            if (&s == running) groups.back().first += ": thread " + format_index(s.ctx.thread_idx);
+        }
+        for (const auto& [where, count] : groups) out += "\n    " + std::to_string(count) + " " + where;
+        if (finished > 0) out += "\n    " + std::to_string(finished) + " finished";
+        if (not_started > 0) out += "\n    " + std::to_string(not_started) + " not started";
+        return out;
+    }
+
+    // Ends every runner still waiting, so their stacks unwind and return to the pool.
+    void stop_waiting_runners() {
+        stopping_ = true;
+        for (Runner* r : runners_) {
+            if (r->abandoned) {
+                new ctx::fiber(std::move(r->self));  // deliberately leaked: see resume()
+            } else {
+                while (r->self) resume(*r);
+            }
+            delete r;
+        }
+        runners_.clear();
+    }
+
+    GridRun& grid_;
+    unsigned n_;
+    std::vector<ThreadSlot> slots_;
+    std::vector<unsigned> order_;  // linear thread indices in schedule order
+    std::vector<WarpMeeting> warps_;
+    std::deque<ThreadSlot*> ready_;
+    std::vector<Runner*> runners_;
+    unsigned next_ = 0;  // next position in order_ not started
+    unsigned done_ = 0;
+    unsigned exited_ = 0;
+    bool stopping_ = false;
+    unsigned barrier_waiting_ = 0;
+    const char* barrier_file_ = "";
+    int barrier_line_ = 0;
+    int barrier_count_ = 0;
+    bool barrier_all_ = true;
+    bool barrier_any_ = false;
+    bool pending_signal_fault_ = false;
+    cudaError_t pending_signal_code_ = cudaSuccess;
+    const char* pending_signal_what_ = "";
+};
+
+}  // namespace
+}  // namespace course_emu::detail
+
+namespace course_emu::detail {
+
+// Defined by the device memory code: explains an address in a guard page
+// or a freed allocation (safe to call from a signal handler).
+bool describe_fault_address(const void* address, char* buffer, std::size_t size) __attribute__((weak));
+
+namespace {
+
+thread_local char t_signal_message[768];
+
+// Leaves the faulting thread's fiber for the scheduler, never to return.
+[[noreturn]] void abandon_thread(cudaError_t code) {
+    t_block->fault_from_signal(code, t_signal_message);
+    Runner* r = t_runner;
+    r->scheduler = std::move(r->scheduler).resume();
+    std::abort();  // unreachable: the scheduler never resumes an abandoned runner
+}
+
+struct sigaction g_previous_segv {};
+struct sigaction g_previous_bus {};
+
+void on_memory_fault(int signal, siginfo_t* info, void* context) {
+    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr) {
+        // Not in kernel code: whoever handled this before us (Catch2 reports
+        // it as a crash), or the default action.
+        const struct sigaction& previous = signal == SIGSEGV ? g_previous_segv : g_previous_bus;
+        if (previous.sa_flags & SA_SIGINFO && previous.sa_sigaction != nullptr) {
+            previous.sa_sigaction(signal, info, context);
+            return;
+        }
+        if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN && previous.sa_handler != nullptr) {
+            previous.sa_handler(signal);
+            return;
+        }
+        std::signal(signal, SIG_DFL);
+        return;  // the faulting instruction runs again and ends the process
+    }
+    const void* address = info->si_addr;
+    char detail[512] = "";
+    if (describe_fault_address != nullptr && describe_fault_address(address, detail, sizeof detail)) {
+        std::snprintf(t_signal_message, sizeof t_signal_message, "invalid memory access: %s", detail);
+    } else if (StackPool::instance().is_guard(address)) {
+        std::snprintf(t_signal_message, sizeof t_signal_message,
+                      "stack overflow in a thread (deep recursion, or a large local array?): each emulated thread "
+                      "has %zu KiB of stack (COURSE_EMU_STACK_KB)",
+                      stack_size() / 1024);
+    } else {
+        std::snprintf(t_signal_message, sizeof t_signal_message,
+                      "invalid memory access at address %p, which is not in any device allocation (a null, host or "
+                      "uninitialised pointer, or an index far out of bounds?)",
+                      address);
+    }
+    abandon_thread(cudaErrorIllegalAddress);
+}
+
+void on_interrupt(int, siginfo_t*, void*) {
+    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr) {
+        t_interrupted = 1;  // the scheduler looks at this between threads
+        return;
+    }
+    std::snprintf(t_signal_message, sizeof t_signal_message,
+                  "the kernel ran past its time budget (COURSE_EMU_TIMEOUT) and was stopped: a loop that never "
+                  "ends, or threads spinning on a flag no thread will set?");
+    abandon_thread(cudaErrorLaunchTimeout);
+}
+
+void install(int signal, void (*handler)(int, siginfo_t*, void*), struct sigaction* previous) {
+    struct sigaction action {};
+    action.sa_sigaction = handler;
+    // SA_NODEFER: the handler leaves by switching fibers, never by returning,
+    // so the signal must not stay blocked. SA_ONSTACK: a stack overflow
+    // leaves no stack to run the handler on.
+    action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    struct sigaction old {};
+    sigaction(signal, &action, &old);
+    if (previous != nullptr && old.sa_sigaction != handler) *previous = old;
+}
+
+struct AltStack {
+    std::vector<char> memory = std::vector<char>(64 * 1024);
+    AltStack() { use(); }
+    void use() {
+        stack_t current{};
+        sigaltstack(nullptr, &current);
+        if (current.ss_sp == memory.data()) return;
+        stack_t ss{};
+        ss.ss_sp = memory.data();
+        ss.ss_size = memory.size();
+        sigaltstack(&ss, nullptr);
+    }
+    ~AltStack() {
+        stack_t ss{};
+        ss.ss_flags = SS_DISABLE;
+        sigaltstack(&ss, nullptr);
+    }
+};
+
+}  // namespace
+
+void prepare_worker_thread() {
+    thread_local AltStack alt_stack;
+    alt_stack.use();  // another library (Catch2) may have replaced it since
+    static std::mutex m;
+    std::lock_guard lock(m);
+    // Reinstalled at every launch: a test framework may have restored its
+    // own handlers in between. Ours pass faults outside kernels on to them.
+    install(SIGSEGV, on_memory_fault, &g_previous_segv);
+    install(SIGBUS, on_memory_fault, &g_previous_bus);
+    install(SIGUSR2, on_interrupt, nullptr);
+}
+
+void interrupt_worker(std::thread::native_handle_type thread) { pthread_kill(thread, SIGUSR2); }
+
+void run_block(GridRun& grid, unsigned long long flat_block) {
+    // Fresh for every block and poisoned, so reading before writing shows.
+    t_dynamic_shared.assign((grid.info.dynamic_shared_bytes + 15) / 16, SharedUnit{});
+    if (!t_dynamic_shared.empty()) std::memset(t_dynamic_shared.data(), 0xCD, t_dynamic_shared.size() * 16);
+    t_static_shared.clear();
+    t_static_shared_bytes = 0;
+    BlockRun block(grid, flat_block);
+    block.run();
+}
+
+void atomic_scheduling_point() {
+    if (t_block != nullptr && t_runner != nullptr && t_runner->current != nullptr) t_block->yield();
+}
+
+}  // namespace course_emu::detail
+
+namespace course_emu {
+
+namespace {
+
+[[noreturn]] void outside_kernel(const char* what, const char* file, int line) {
+    std::fprintf(stderr, "%s:%d: course emulator: %s called outside a kernel\n", file, line, what);
+    std::abort();
+}
+
+}  // namespace
+
+void raise_fault(const char* file, int line, const char* what, cudaError_t code) {
+    throw detail::FaultSignal{Fault{file, line, what, code}};
+}
+
+int syncthreads(const char* file, int line, BarrierKind kind, int predicate) {
+    if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("__syncthreads()", file, line);
+    return detail::t_block->barrier(file, line, kind, predicate);
+}
+
+unsigned long long warp_collective(const char* file, int line, WarpOp op, unsigned mask, unsigned long long value,
+                                   int arg, int width) {
+    if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("a warp collective", file, line);
+    return detail::t_block->warp(file, line, op, mask, value, arg, width);
+}
+
+unsigned activemask() {
+    if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("__activemask()", "", 0);
+    return detail::t_block->activemask_of(*detail::t_runner->current);
+}
+
+void* dynamic_shared_memory() {
+    return detail::t_dynamic_shared.empty() ? nullptr : detail::t_dynamic_shared.data();
+}
+
+void shared_declared(void* address, std::size_t bytes) {
+    if (!detail::t_static_shared.insert(address).second) return;
+    // The first thread of the block to pass the declaration poisons it, so a
+    // read before any write shows (0xCD bytes: a large negative float).
+    std::memset(address, 0xCD, bytes);
+    detail::t_static_shared_bytes += bytes;
+    if (detail::t_static_shared_bytes > detail::device_properties().sharedMemPerBlock) {
+        raise_fault("", 0,
+                    "the kernel's static __shared__ variables exceed 48 KiB per block (nvcc refuses such a kernel: "
+                    "use dynamic shared memory and cudaFuncSetAttribute for more)",
+                    cudaErrorLaunchOutOfResources);
+    }
+}
+
+}  // namespace course_emu
