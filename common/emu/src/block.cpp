@@ -138,6 +138,7 @@ struct ThreadSlot {
     int wait_line = 0;
     int barrier_result = 0;
     unsigned long long warp_result = 0;
+    bool yielded = false;  // waits in the ready queue after an atomic's scheduling point
 };
 
 struct Runner {
@@ -188,6 +189,8 @@ struct BlockFault {
     const ThreadContext* ctx;
     std::string details;
 };
+
+std::atomic<unsigned long long> g_context_switches{0};
 
 class BlockRun;
 thread_local BlockRun* t_block = nullptr;
@@ -346,10 +349,13 @@ public:
         return existing & ~exited_lanes(warp_index);
     }
 
-    // Lets the other threads run before an atomic, as a GPU's would.
+    // Lets the other threads run before an atomic, as a GPU's would: the
+    // scheduler starts the threads not yet started before it comes back, so
+    // the threads of a block meet at their atomics and a CAS loop retries.
     void yield() {
         ThreadSlot& me = *t_runner->current;
         make_ready(me, 0);
+        me.yielded = true;
         suspend();
     }
 
@@ -499,6 +505,7 @@ private:
     }
 
     void resume(Runner& r) {
+        g_context_switches.fetch_add(1, std::memory_order_relaxed);
         t_runner = &r;
         r.self = std::move(r.self).resume();
         t_runner = nullptr;
@@ -519,8 +526,11 @@ private:
         while (!stopping_) {
             if (grid_.faulted.load(std::memory_order_relaxed)) return;
             if (t_interrupted || grid_.over_time.load(std::memory_order_relaxed)) throw_over_time(nullptr);
-            if (!ready_.empty()) {
+            if (!ready_.empty() && ready_.front()->yielded && next_ < n_) {
+                start_runner();
+            } else if (!ready_.empty()) {
                 ThreadSlot* s = ready_.front();
+                s->yielded = false;
                 ready_.pop_front();
                 s->state = ThreadSlot::State::running;
                 resume(*s->runner);
@@ -788,11 +798,14 @@ unsigned activemask() {
     return detail::t_block->activemask_of(*detail::t_runner->current);
 }
 
+unsigned long long context_switches() { return detail::g_context_switches.load(); }
+
 void* dynamic_shared_memory() {
     return detail::t_dynamic_shared.empty() ? nullptr : detail::t_dynamic_shared.data();
 }
 
-void shared_declared(void* address, std::size_t bytes) {
+void shared_declared(const volatile void* shared, std::size_t bytes) {
+    void* address = const_cast<void*>(shared);
     if (!detail::t_static_shared.insert(address).second) return;
     // The first thread of the block to pass the declaration poisons it, so a
     // read before any write shows (0xCD bytes: a large negative float).

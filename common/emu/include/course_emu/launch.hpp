@@ -107,6 +107,10 @@ Schedule current_schedule();
 /// `COURSE_EMU_TIMEOUT` seconds from the environment, else 10 s).
 void set_time_budget(double seconds);
 
+/// @brief Fiber switches into emulated threads since the program started
+/// (all workers): the benchmark's measure of scheduling cost.
+unsigned long long context_switches();
+
 /// @brief A short name for a schedule, e.g. "forward" or "random:7".
 const char* schedule_name(Schedule schedule);
 
@@ -118,7 +122,7 @@ void* dynamic_shared_memory();
 /// declaration (the translator emits the call). The first thread of a block
 /// poisons it with 0xCD bytes, so a read before any write shows; the block's
 /// total is held to CUDA's 48 KiB static limit.
-void shared_declared(void* address, std::size_t bytes);
+void shared_declared(const volatile void* address, std::size_t bytes);
 
 /// @brief What the translator turns `extern __shared__ T name[];` into.
 template <class T>
