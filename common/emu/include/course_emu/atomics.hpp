@@ -1,5 +1,327 @@
 /// @file atomics.hpp
-/// @brief CUDA's atomic functions for the emulator (being written).
+/// @brief CUDA's atomic functions for the emulator, and how many ran in the last launch.
+///
+/// Device memory is ordinary host memory (cudaMalloc aligns to 256 bytes), and
+/// blocks run concurrently on several worker threads, so each atomic is a real
+/// host atomic through std::atomic_ref. Every atomic first calls the
+/// scheduler's atomic_scheduling_point(), where the scheduler may switch to
+/// another thread of the block: a compare-and-swap loop then meets the
+/// contention it would meet on a GPU instead of always winning at once.
+///
+/// The operations are sequentially consistent although CUDA's are relaxed:
+/// a read-modify-write is a full barrier on x86 anyway, and it keeps code that
+/// pairs atomics with `__threadfence()` (the "last block finishes the job"
+/// pattern) correct on the emulator whatever its fences do.
 #pragma once
 
 #include <course_emu/scheduling.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace course_emu {
+
+/// @brief How many atomic operations a launch performed, in total and by
+/// function (atomicAdd counts under `add`, atomicCAS under `cas`, ...).
+///
+/// Tests use it to see how a kernel uses atomics, e.g. that a reduction does
+/// one atomicAdd per block rather than one per element, or how often a
+/// compare-and-swap loop had to retry.
+struct AtomicCounts {
+    unsigned long long total = 0, add = 0, sub = 0, exch = 0, min = 0, max = 0, inc = 0, dec = 0, and_ = 0,
+                       or_ = 0, xor_ = 0, cas = 0;
+};
+
+/// @brief Counts of atomic operations in the most recent launch (reset when a launch starts).
+///
+/// Read it after the launch has finished (after cudaDeviceSynchronize() or a
+/// download); a launch that the runtime refuses (invalid configuration) does
+/// not start, so it leaves the previous launch's counts in place.
+AtomicCounts last_launch_atomic_counts();
+
+namespace detail {
+
+/// @brief The kinds of atomic operation, one counter each.
+enum class AtomicKind : unsigned { add, sub, exch, min, max, inc, dec, and_, or_, xor_, cas, count };
+
+/// @brief One counter per cache line, so that workers counting different
+/// kinds do not slow each other down through false sharing.
+struct alignas(64) AtomicCounter {
+    std::atomic<unsigned long long> value{0};
+};
+
+/// @brief Per-kind counts of the running launch (defined in atomics.cpp).
+/// The total is summed when read, so an atomic costs one increment.
+extern AtomicCounter g_atomic_counts[static_cast<unsigned>(AtomicKind::count)];
+
+/// @brief Reports a null or misaligned atomic address as a fault of the
+/// running thread (a GPU stops the kernel there too); never returns. The
+/// fault names this header's line: the student's line is not known here, but
+/// the report adds the kernel, block and thread.
+[[noreturn]] void bad_atomic_address(const char* file, int line, const char* function, const void* address,
+                                     std::size_t alignment);
+
+/// @brief The atomic view of `*address`, after the scheduling point and a
+/// check of the address that std::atomic_ref needs (and a GPU enforces).
+template <class T>
+std::atomic_ref<T> atomic_at(const char* function, T* address) {
+    constexpr std::size_t alignment = std::atomic_ref<T>::required_alignment;
+    if (address == nullptr || reinterpret_cast<std::uintptr_t>(address) % alignment != 0) [[unlikely]] {
+        bad_atomic_address(__FILE__, __LINE__, function, address, alignment);
+    }
+    atomic_scheduling_point();
+    return std::atomic_ref<T>(*address);
+}
+
+inline void count_atomic(AtomicKind kind) {
+    g_atomic_counts[static_cast<unsigned>(kind)].value.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// @brief One std::atomic_ref operation (`fetch(ref)` returns the old
+/// value), with the checks, the scheduling point and the count around it.
+template <class T, class Fetch>
+T atomic_fetch(const char* function, AtomicKind kind, T* address, Fetch fetch) {
+    std::atomic_ref<T> ref = atomic_at(function, address);
+    const T old = fetch(ref);
+    count_atomic(kind);
+    return old;
+}
+
+/// @brief Replaces `*address` with `next(old)` atomically and returns the old
+/// value: the compare-and-swap loop behind the operations C++ has no fetch_ for.
+template <class T, class Next>
+T atomic_update(const char* function, AtomicKind kind, T* address, Next next) {
+    std::atomic_ref<T> ref = atomic_at(function, address);
+    T old = ref.load(std::memory_order_relaxed);
+    while (!ref.compare_exchange_weak(old, next(old))) {
+    }
+    count_atomic(kind);
+    return old;
+}
+
+/// @brief atomicMin and atomicMax: no write when the value would not change,
+/// so threads that lose the comparison do not contend for the cache line.
+template <class T, class Better>
+T atomic_extremum(const char* function, AtomicKind kind, T* address, T val, Better better) {
+    std::atomic_ref<T> ref = atomic_at(function, address);
+    T old = ref.load(std::memory_order_relaxed);
+    while (better(val, old) && !ref.compare_exchange_weak(old, val)) {
+    }
+    count_atomic(kind);
+    return old;
+}
+
+}  // namespace detail
+}  // namespace course_emu
+
+// CUDA's atomic functions, in the global namespace with CUDA's signatures
+// and results: each returns the value `*address` held before the operation.
+
+/// @brief `*address += val`; returns the old value.
+inline int atomicAdd(int* address, int val) {
+    return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
+                                            [val](auto& ref) { return ref.fetch_add(val); });
+}
+/// @brief `*address += val`; returns the old value.
+inline unsigned int atomicAdd(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
+                                            [val](auto& ref) { return ref.fetch_add(val); });
+}
+/// @brief `*address += val`; returns the old value.
+inline unsigned long long int atomicAdd(unsigned long long int* address, unsigned long long int val) {
+    return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
+                                            [val](auto& ref) { return ref.fetch_add(val); });
+}
+/// @brief `*address += val`; returns the old value.
+inline float atomicAdd(float* address, float val) {
+    return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
+                                            [val](auto& ref) { return ref.fetch_add(val); });
+}
+/// @brief `*address += val`; returns the old value.
+inline double atomicAdd(double* address, double val) {
+    return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
+                                            [val](auto& ref) { return ref.fetch_add(val); });
+}
+
+/// @brief `*address -= val`; returns the old value.
+inline int atomicSub(int* address, int val) {
+    return course_emu::detail::atomic_fetch("atomicSub", course_emu::detail::AtomicKind::sub, address,
+                                            [val](auto& ref) { return ref.fetch_sub(val); });
+}
+/// @brief `*address -= val`; returns the old value.
+inline unsigned int atomicSub(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_fetch("atomicSub", course_emu::detail::AtomicKind::sub, address,
+                                            [val](auto& ref) { return ref.fetch_sub(val); });
+}
+
+/// @brief `*address = val`; returns the old value.
+inline int atomicExch(int* address, int val) {
+    return course_emu::detail::atomic_fetch("atomicExch", course_emu::detail::AtomicKind::exch, address,
+                                            [val](auto& ref) { return ref.exchange(val); });
+}
+/// @brief `*address = val`; returns the old value.
+inline unsigned int atomicExch(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_fetch("atomicExch", course_emu::detail::AtomicKind::exch, address,
+                                            [val](auto& ref) { return ref.exchange(val); });
+}
+/// @brief `*address = val`; returns the old value.
+inline unsigned long long int atomicExch(unsigned long long int* address, unsigned long long int val) {
+    return course_emu::detail::atomic_fetch("atomicExch", course_emu::detail::AtomicKind::exch, address,
+                                            [val](auto& ref) { return ref.exchange(val); });
+}
+/// @brief `*address = val`; returns the old value.
+inline float atomicExch(float* address, float val) {
+    return course_emu::detail::atomic_fetch("atomicExch", course_emu::detail::AtomicKind::exch, address,
+                                            [val](auto& ref) { return ref.exchange(val); });
+}
+
+/// @brief `*address = min(*address, val)`; returns the old value.
+inline int atomicMin(int* address, int val) {
+    return course_emu::detail::atomic_extremum("atomicMin", course_emu::detail::AtomicKind::min, address, val,
+                                               [](int a, int b) { return a < b; });
+}
+/// @brief `*address = min(*address, val)`; returns the old value.
+inline unsigned int atomicMin(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_extremum("atomicMin", course_emu::detail::AtomicKind::min, address, val,
+                                               [](unsigned int a, unsigned int b) { return a < b; });
+}
+/// @brief `*address = min(*address, val)`; returns the old value.
+inline long long int atomicMin(long long int* address, long long int val) {
+    return course_emu::detail::atomic_extremum("atomicMin", course_emu::detail::AtomicKind::min, address, val,
+                                               [](long long int a, long long int b) { return a < b; });
+}
+/// @brief `*address = min(*address, val)`; returns the old value.
+inline unsigned long long int atomicMin(unsigned long long int* address, unsigned long long int val) {
+    return course_emu::detail::atomic_extremum(
+        "atomicMin", course_emu::detail::AtomicKind::min, address, val,
+        [](unsigned long long int a, unsigned long long int b) { return a < b; });
+}
+
+/// @brief `*address = max(*address, val)`; returns the old value.
+inline int atomicMax(int* address, int val) {
+    return course_emu::detail::atomic_extremum("atomicMax", course_emu::detail::AtomicKind::max, address, val,
+                                               [](int a, int b) { return a > b; });
+}
+/// @brief `*address = max(*address, val)`; returns the old value.
+inline unsigned int atomicMax(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_extremum("atomicMax", course_emu::detail::AtomicKind::max, address, val,
+                                               [](unsigned int a, unsigned int b) { return a > b; });
+}
+/// @brief `*address = max(*address, val)`; returns the old value.
+inline long long int atomicMax(long long int* address, long long int val) {
+    return course_emu::detail::atomic_extremum("atomicMax", course_emu::detail::AtomicKind::max, address, val,
+                                               [](long long int a, long long int b) { return a > b; });
+}
+/// @brief `*address = max(*address, val)`; returns the old value.
+inline unsigned long long int atomicMax(unsigned long long int* address, unsigned long long int val) {
+    return course_emu::detail::atomic_extremum(
+        "atomicMax", course_emu::detail::AtomicKind::max, address, val,
+        [](unsigned long long int a, unsigned long long int b) { return a > b; });
+}
+
+/// @brief A counter that wraps to 0 after `val`:
+/// `*address = (old >= val) ? 0 : old + 1`; returns the old value.
+inline unsigned int atomicInc(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_update("atomicInc", course_emu::detail::AtomicKind::inc, address,
+                                             [val](unsigned int old) { return old >= val ? 0u : old + 1u; });
+}
+
+/// @brief A counter that wraps to `val` below 0:
+/// `*address = (old == 0 || old > val) ? val : old - 1`; returns the old value.
+inline unsigned int atomicDec(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_update(
+        "atomicDec", course_emu::detail::AtomicKind::dec, address,
+        [val](unsigned int old) { return old == 0u || old > val ? val : old - 1u; });
+}
+
+/// @brief `*address &= val`; returns the old value.
+inline int atomicAnd(int* address, int val) {
+    return course_emu::detail::atomic_fetch("atomicAnd", course_emu::detail::AtomicKind::and_, address,
+                                            [val](auto& ref) { return ref.fetch_and(val); });
+}
+/// @brief `*address &= val`; returns the old value.
+inline unsigned int atomicAnd(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_fetch("atomicAnd", course_emu::detail::AtomicKind::and_, address,
+                                            [val](auto& ref) { return ref.fetch_and(val); });
+}
+/// @brief `*address &= val`; returns the old value.
+inline unsigned long long int atomicAnd(unsigned long long int* address, unsigned long long int val) {
+    return course_emu::detail::atomic_fetch("atomicAnd", course_emu::detail::AtomicKind::and_, address,
+                                            [val](auto& ref) { return ref.fetch_and(val); });
+}
+
+/// @brief `*address |= val`; returns the old value.
+inline int atomicOr(int* address, int val) {
+    return course_emu::detail::atomic_fetch("atomicOr", course_emu::detail::AtomicKind::or_, address,
+                                            [val](auto& ref) { return ref.fetch_or(val); });
+}
+/// @brief `*address |= val`; returns the old value.
+inline unsigned int atomicOr(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_fetch("atomicOr", course_emu::detail::AtomicKind::or_, address,
+                                            [val](auto& ref) { return ref.fetch_or(val); });
+}
+/// @brief `*address |= val`; returns the old value.
+inline unsigned long long int atomicOr(unsigned long long int* address, unsigned long long int val) {
+    return course_emu::detail::atomic_fetch("atomicOr", course_emu::detail::AtomicKind::or_, address,
+                                            [val](auto& ref) { return ref.fetch_or(val); });
+}
+
+/// @brief `*address ^= val`; returns the old value.
+inline int atomicXor(int* address, int val) {
+    return course_emu::detail::atomic_fetch("atomicXor", course_emu::detail::AtomicKind::xor_, address,
+                                            [val](auto& ref) { return ref.fetch_xor(val); });
+}
+/// @brief `*address ^= val`; returns the old value.
+inline unsigned int atomicXor(unsigned int* address, unsigned int val) {
+    return course_emu::detail::atomic_fetch("atomicXor", course_emu::detail::AtomicKind::xor_, address,
+                                            [val](auto& ref) { return ref.fetch_xor(val); });
+}
+/// @brief `*address ^= val`; returns the old value.
+inline unsigned long long int atomicXor(unsigned long long int* address, unsigned long long int val) {
+    return course_emu::detail::atomic_fetch("atomicXor", course_emu::detail::AtomicKind::xor_, address,
+                                            [val](auto& ref) { return ref.fetch_xor(val); });
+}
+
+/// @brief `*address = (old == compare) ? val : old`; returns the old value,
+/// so the swap happened exactly when the result equals `compare`.
+inline unsigned short int atomicCAS(unsigned short int* address, unsigned short int compare,
+                                    unsigned short int val) {
+    return course_emu::detail::atomic_fetch("atomicCAS", course_emu::detail::AtomicKind::cas, address,
+                                            [compare, val](auto& ref) {
+                                                unsigned short int old = compare;
+                                                ref.compare_exchange_strong(old, val);
+                                                return old;
+                                            });
+}
+/// @brief `*address = (old == compare) ? val : old`; returns the old value,
+/// so the swap happened exactly when the result equals `compare`.
+inline int atomicCAS(int* address, int compare, int val) {
+    return course_emu::detail::atomic_fetch("atomicCAS", course_emu::detail::AtomicKind::cas, address,
+                                            [compare, val](auto& ref) {
+                                                int old = compare;
+                                                ref.compare_exchange_strong(old, val);
+                                                return old;
+                                            });
+}
+/// @brief `*address = (old == compare) ? val : old`; returns the old value,
+/// so the swap happened exactly when the result equals `compare`.
+inline unsigned int atomicCAS(unsigned int* address, unsigned int compare, unsigned int val) {
+    return course_emu::detail::atomic_fetch("atomicCAS", course_emu::detail::AtomicKind::cas, address,
+                                            [compare, val](auto& ref) {
+                                                unsigned int old = compare;
+                                                ref.compare_exchange_strong(old, val);
+                                                return old;
+                                            });
+}
+/// @brief `*address = (old == compare) ? val : old`; returns the old value,
+/// so the swap happened exactly when the result equals `compare`.
+inline unsigned long long int atomicCAS(unsigned long long int* address, unsigned long long int compare,
+                                        unsigned long long int val) {
+    return course_emu::detail::atomic_fetch("atomicCAS", course_emu::detail::AtomicKind::cas, address,
+                                            [compare, val](auto& ref) {
+                                                unsigned long long int old = compare;
+                                                ref.compare_exchange_strong(old, val);
+                                                return old;
+                                            });
+}
