@@ -1,13 +1,15 @@
 /// @file translate.cpp
-/// @brief CUDA-to-C++ source translator: a small lexer plus two rewrite rules.
+/// @brief CUDA-to-C++ source translator: a small lexer plus three rewrite rules.
 ///
 /// The source is first split into tokens that cover every byte (so comments,
 /// literals and whitespace are known and can never be mistaken for code). The
 /// rules then look at the code tokens only and record edits as byte ranges of
-/// the original text; the output is the original with those ranges replaced.
+/// the original text (empty ranges for insertions); the output is the original
+/// with those ranges replaced.
 #include "translate.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -238,11 +240,18 @@ public:
         : src_(source), path_(path), tokens_(Lexer(source, path).run()) {}
 
     std::string run() {
-        for (const Segment& segment : segments()) translate(segment);
-        // Segments are disjoint and each yields its edits in order, so sorting
-        // by position gives non-overlapping edits in source order.
-        std::sort(edits_.begin(), edits_.end(),
-                  [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+        const std::vector<Segment> all = segments();
+        for (const Segment& segment : all) translate(segment);
+        // Only code outside directives has function bodies; a `__shared__` in
+        // a #define body is left to the macro.
+        register_static_shared(all.front());
+        // Edits never overlap: a replacement covers whole tokens, and an
+        // insertion (begin == end) sits just after a `;`, which no replacement
+        // covers. Ordering by (begin, end) puts an insertion before a
+        // replacement that starts at the same byte.
+        std::sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
+            return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+        });
 
         std::string out = "#include <cuda_runtime.h>\n#line 1 " + c_string_literal(path_) + "\n";
         std::size_t copied = 0;
@@ -458,6 +467,447 @@ private:
             if (is_punct(tok(seg, i), ')') && --depth == 0) return i;
         }
         return limit;
+    }
+
+    // ---- static __shared__ declarations at function scope ----------------
+
+    /// Walks the code keeping track of braces, and appends a
+    /// `::course_emu::shared_declared(&N, sizeof(N));` for each name N of a
+    /// `__shared__` declaration statement at function scope.
+    void register_static_shared(const Segment& seg) {
+        struct Scope {
+            bool function;          // a function body or a brace nested inside one
+            int depth;              // open ( and [ since the brace
+            std::size_t statement;  // segment index where the current statement starts
+        };
+        std::vector<Scope> scopes{{false, 0, 0}};
+        std::size_t handled = 0;  // `__shared__` before this index belongs to a seen statement
+        for (std::size_t i = 0; i < seg.size(); ++i) {
+            const Token& t = tok(seg, i);
+            Scope& top = scopes.back();
+            if (t.kind == Kind::Identifier) {
+                if (top.function && top.depth == 0 && i >= handled && text(t) == "__shared__") {
+                    handled = register_declaration(seg, top.statement, i);
+                }
+                continue;
+            }
+            if (t.kind != Kind::Punct) continue;
+            switch (src_[t.begin]) {
+            case '(':
+            case '[':
+                ++top.depth;
+                break;
+            case ')':
+            case ']':
+                if (top.depth > 0) --top.depth;
+                break;
+            case '{': {
+                const bool function = opens_function_scope(seg, i, top.function);
+                scopes.push_back({function, 0, i + 1});  // invalidates top
+                break;
+            }
+            case '}':
+                // An unbalanced `}` (braces split by #if branches) is ignored.
+                if (scopes.size() > 1) scopes.pop_back();
+                if (scopes.back().depth == 0) scopes.back().statement = i + 1;
+                break;
+            case ';':
+                if (top.depth == 0) top.statement = i + 1;
+                break;
+            case ':':
+                // After a label (`case 1:`, `done:`) a new statement starts;
+                // `::` and `?:` cannot come before a `__shared__` declaration.
+                if (top.depth == 0 && !(i + 1 < seg.size() && is_scope(seg, i)) &&
+                    !(i > 0 && is_scope(seg, i - 1))) {
+                    top.statement = i + 1;
+                }
+                break;
+            default:
+                break;
+            }
+        }
+    }
+
+    /// The statement that starts at seg[start] contains `__shared__` at
+    /// seg[at], outside parentheses. If it is a declaration of names with
+    /// optional array dimensions, records the calls after its `;`. Returns
+    /// the segment index from which `__shared__` starts a new statement.
+    std::size_t register_declaration(const Segment& seg, std::size_t start, std::size_t at) {
+        std::size_t semicolon = at;
+        int depth = 0;
+        for (; semicolon < seg.size(); ++semicolon) {
+            const Token& t = tok(seg, semicolon);
+            if (is_punct(t, '(') || is_punct(t, '[')) {
+                ++depth;
+            } else if (is_punct(t, ')') || is_punct(t, ']')) {
+                if (--depth < 0) return at + 1;
+            } else if (depth == 0 && (is_punct(t, '{') || is_punct(t, '}'))) {
+                // `__shared__ struct { ... } s;` or a brace initializer.
+                return at + 1;
+            } else if (depth == 0 && is_punct(t, ';')) {
+                break;
+            }
+        }
+        if (semicolon == seg.size()) return at + 1;
+        // A directive among the specifiers or names (`#if` choosing the type
+        // or the name) could change what is declared; one inside brackets or
+        // parentheses (an array bound) cannot.
+        depth = 0;
+        for (std::size_t i = start; i < semicolon; ++i) {
+            const Token& t = tok(seg, i);
+            if (is_punct(t, '(') || is_punct(t, '[')) ++depth;
+            if (is_punct(t, ')') || is_punct(t, ']')) --depth;
+            if (depth == 0 && interrupted(seg, i, i + 1)) return semicolon;
+        }
+
+        const std::vector<std::string_view> names = declared_names(seg, start, semicolon);
+        if (names.empty()) return semicolon;
+        std::string calls;
+        for (const std::string_view name : names) {
+            calls += " ::course_emu::shared_declared(&" + std::string(name) + ", sizeof(" +
+                     std::string(name) + "));";
+        }
+        const std::size_t after = tok(seg, semicolon).end;
+        edits_.push_back({after, after, calls});
+        return semicolon;
+    }
+
+    /// The names declared by the statement seg[start, semicolon) if it has the
+    /// form `SPECIFIERS-AND-TYPE NAME[DIMS]..., NAME[DIMS]...` with
+    /// `__shared__` among the specifiers; otherwise none.
+    std::vector<std::string_view> declared_names(const Segment& seg, std::size_t start,
+                                                 std::size_t semicolon) const {
+        // Split at the commas that separate declarators: not those inside
+        // (), [] or a template argument list.
+        std::vector<std::pair<std::size_t, std::size_t>> parts;
+        std::size_t part = start;
+        int depth = 0;
+        int angles = 0;
+        for (std::size_t i = start; i < semicolon; ++i) {
+            const Token& t = tok(seg, i);
+            if (t.kind == Kind::Literal || t.kind == Kind::Number) {
+                if (depth == 0 && angles == 0) return {};
+            }
+            if (t.kind != Kind::Punct) continue;
+            const char c = src_[t.begin];
+            if (c == '(' || c == '[') {
+                ++depth;
+            } else if (c == ')' || c == ']') {
+                --depth;
+            } else if (depth > 0) {
+                continue;
+            } else if (c == '<') {
+                ++angles;
+            } else if (c == '>') {
+                if (angles == 0) return {};
+                --angles;
+            } else if (angles > 0) {
+                continue;
+            } else if (c == '=') {
+                return {};  // an initializer: not valid for shared memory, leave it
+            } else if (c == ',') {
+                parts.emplace_back(part, i);
+                part = i + 1;
+            }
+        }
+        if (angles != 0) return {};
+        parts.emplace_back(part, semicolon);
+
+        std::vector<std::string_view> names;
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            const auto [begin, end] = parts[k];
+            const std::size_t name = declarator_name(seg, begin, end);
+            if (name == end) return {};
+            const bool prefix_ok = k == 0 ? is_shared_specifiers(seg, begin, name)
+                                          : is_pointer_prefix(seg, begin, name);
+            if (!prefix_ok) return {};
+            names.push_back(text(tok(seg, name)));
+        }
+        return names;
+    }
+
+    /// seg[begin, end) ends with `NAME` followed by zero or more non-empty
+    /// `[...]`: returns NAME's index, or `end` if it does not.
+    std::size_t declarator_name(const Segment& seg, std::size_t begin, std::size_t end) const {
+        std::size_t last = end;  // one past the name
+        while (last > begin && is_punct(tok(seg, last - 1), ']')) {
+            const std::size_t open = matching_opener(seg, last - 1, begin);
+            if (open == last - 1 || open + 2 == last) return end;  // unmatched, or `[]`
+            last = open;
+        }
+        if (last == begin) return end;
+        const std::size_t name = last - 1;
+        const Token& t = tok(seg, name);
+        if (t.kind != Kind::Identifier || is_specifier_word(text(t))) return end;
+        // `__shared__ ns::x;` names no variable of its own.
+        if (name > begin && is_punct(tok(seg, name - 1), ':')) return end;
+        return name;
+    }
+
+    /// Words that may stand among the declaration specifiers but name no type.
+    static bool is_specifier_word(std::string_view w) {
+        return w == "__shared__" || w == "static" || w == "thread_local" || w == "volatile" ||
+               w == "const" || w == "register" || w == "inline" || w == "constexpr" ||
+               w == "__restrict__" || w == "__restrict" || w == "__device__" ||
+               w == "typename" || w == "alignas" || w == "__align__" || w == "__attribute__" ||
+               w == "__declspec" || w == "_Alignas";
+    }
+
+    /// Keywords that show that a statement is no plain declaration.
+    static bool is_statement_word(std::string_view w) {
+        static constexpr std::string_view words[] = {
+            "extern",   "typedef",  "using",     "return",        "if",       "else",
+            "for",      "while",    "do",        "switch",        "case",     "default",
+            "goto",     "break",    "continue",  "friend",        "operator", "new",
+            "delete",   "throw",    "sizeof",    "alignof",       "static_assert",
+            "co_return", "co_await", "co_yield", "asm",           "__asm__",  "try",
+            "catch",    "namespace", "this",     "true",          "false",    "nullptr"};
+        return std::find(std::begin(words), std::end(words), w) != std::end(words);
+    }
+
+    /// seg[begin, end) is declaration specifiers and a type, with `__shared__`
+    /// among them: words, `::`, template argument lists, `*`, `&`, and
+    /// `alignas(...)`, `__align__(...)`, `__attribute__((...))`,
+    /// `decltype(...)`, `[[...]]`.
+    bool is_shared_specifiers(const Segment& seg, std::size_t begin, std::size_t end) const {
+        bool shared = false;
+        bool type = false;
+        for (std::size_t i = begin; i < end; ++i) {
+            const Token& t = tok(seg, i);
+            if (t.kind == Kind::Identifier) {
+                const std::string_view w = text(t);
+                if (is_statement_word(w)) return false;
+                if (w == "__shared__") shared = true;
+                if (w == "alignas" || w == "__align__" || w == "__attribute__" ||
+                    w == "__declspec" || w == "_Alignas" || w == "decltype") {
+                    if (i + 1 == end || !is_punct(tok(seg, i + 1), '(')) return false;
+                    i = matching_close_paren(seg, i + 1, end);
+                    if (i == end) return false;
+                    if (w == "decltype") type = true;
+                } else if (!is_specifier_word(w)) {
+                    type = true;
+                }
+            } else if (is_punct(t, '<')) {
+                i = template_list_end(seg, i, end);
+                if (i == end) return false;
+            } else if (i + 1 < end && is_scope(seg, i)) {
+                ++i;
+            } else if (i + 1 < end && is_punct(t, '[') && is_punct(tok(seg, i + 1), '[')) {
+                i = matching_close_bracket(seg, i, end);  // an attribute [[...]]
+                if (i == end) return false;
+            } else if (!is_punct(t, '*') && !is_punct(t, '&')) {
+                return false;  // `for (...)`, a label, an expression, ...
+            }
+        }
+        return shared && type;
+    }
+
+    /// seg[begin, end) is what may precede a second declarator's name:
+    /// `*`, `const`, `volatile`, `__restrict__`.
+    bool is_pointer_prefix(const Segment& seg, std::size_t begin, std::size_t end) const {
+        for (std::size_t i = begin; i < end; ++i) {
+            const Token& t = tok(seg, i);
+            if (is_punct(t, '*')) continue;
+            if (t.kind != Kind::Identifier) return false;
+            const std::string_view w = text(t);
+            if (w != "const" && w != "volatile" && w != "__restrict__" && w != "__restrict") {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /// Index of the `>` closing the template argument list opened at
+    /// seg[open], or `limit`. Parenthesized arguments are skipped whole.
+    std::size_t template_list_end(const Segment& seg, std::size_t open, std::size_t limit) const {
+        int depth = 0;
+        for (std::size_t i = open; i < limit; ++i) {
+            const Token& t = tok(seg, i);
+            if (is_punct(t, '(')) {
+                i = matching_close_paren(seg, i, limit);
+                if (i == limit) return limit;
+            } else if (is_punct(t, '<')) {
+                ++depth;
+            } else if (is_punct(t, '>') && --depth == 0) {
+                return i;
+            }
+        }
+        return limit;
+    }
+
+    /// Index of the `]` matching the `[` at seg[open], or `limit`.
+    std::size_t matching_close_bracket(const Segment& seg, std::size_t open,
+                                       std::size_t limit) const {
+        int depth = 0;
+        for (std::size_t i = open; i < limit; ++i) {
+            if (is_punct(tok(seg, i), '[')) ++depth;
+            if (is_punct(tok(seg, i), ']') && --depth == 0) return i;
+        }
+        return limit;
+    }
+
+    /// Index of the opener matching the `)` or `]` at seg[close], searching no
+    /// further back than seg[floor]; `close` if there is none.
+    std::size_t matching_opener(const Segment& seg, std::size_t close, std::size_t floor) const {
+        const char closer = src_[tok(seg, close).begin];
+        const char opener = closer == ')' ? '(' : '[';
+        int depth = 0;
+        for (std::size_t i = close + 1; i-- > floor;) {
+            if (is_punct(tok(seg, i), closer)) ++depth;
+            if (is_punct(tok(seg, i), opener) && --depth == 0) return i;
+        }
+        return close;
+    }
+
+    /// Whether the `{` at seg[brace] opens function scope: a function or
+    /// lambda body, or any brace inside one, but not the body of a class,
+    /// struct, union, enum or namespace, nor `extern "C" {`.
+    bool opens_function_scope(const Segment& seg, std::size_t brace, bool in_function) const {
+        // The head: the tokens of the declaration or statement the brace
+        // belongs to, back to a `;`, a brace or an unclosed `(` or `[`.
+        std::size_t head = brace;
+        for (int depth = 0; head > 0; --head) {
+            const Token& t = tok(seg, head - 1);
+            if (is_punct(t, ')') || is_punct(t, ']')) {
+                ++depth;
+            } else if (is_punct(t, '(') || is_punct(t, '[')) {
+                if (depth-- == 0) break;
+            } else if (depth == 0 && (is_punct(t, ';') || is_punct(t, '{') || is_punct(t, '}'))) {
+                break;
+            }
+        }
+
+        bool has_extern = false;
+        for (std::size_t i = head, depth = 0; i < brace; ++i) {
+            const Token& t = tok(seg, i);
+            if (is_punct(t, '(') || is_punct(t, '[')) ++depth;
+            if ((is_punct(t, ')') || is_punct(t, ']')) && depth > 0) --depth;
+            if (depth > 0 || t.kind != Kind::Identifier) continue;
+            const std::string_view w = text(t);
+            if (w == "namespace") return false;
+            if (w == "extern") has_extern = true;
+            if ((w == "struct" || w == "class" || w == "union" || w == "enum") &&
+                class_head_ends_at(seg, i, brace)) {
+                return false;
+            }
+        }
+        if (has_extern && brace > head && tok(seg, brace - 1).kind == Kind::Literal) {
+            return false;  // extern "C" {
+        }
+        if (in_function) return true;
+        // `X() : a{x} {`: a constructor's member initializer list.
+        if (brace > 0 && is_punct(tok(seg, brace - 1), '}')) return true;
+        return is_function_body_head(seg, head, brace);
+    }
+
+    /// Whether the class key at seg[key] starts `KEY [attributes] [NAME]
+    /// [final] [: BASES]` ending at the `{` at seg[brace].
+    bool class_head_ends_at(const Segment& seg, std::size_t key, std::size_t brace) const {
+        std::size_t i = key + 1;
+        if (is_word(tok(seg, key), "enum") && i < brace &&
+            (is_word(tok(seg, i), "class") || is_word(tok(seg, i), "struct"))) {
+            ++i;
+        }
+        while (i < brace) {
+            const Token& t = tok(seg, i);
+            if ((is_word(t, "alignas") || is_word(t, "__align__") || is_word(t, "__attribute__") ||
+                 is_word(t, "__declspec")) &&
+                i + 1 < brace && is_punct(tok(seg, i + 1), '(')) {
+                i = matching_close_paren(seg, i + 1, brace) + 1;
+            } else if (i + 1 < brace && is_punct(t, '[') && is_punct(tok(seg, i + 1), '[')) {
+                i = matching_close_bracket(seg, i, brace) + 1;
+            } else {
+                break;
+            }
+        }
+        bool expect_name = true;
+        while (i < brace) {
+            const Token& t = tok(seg, i);
+            if (is_scope(seg, i)) {
+                i += 2;
+                expect_name = true;
+            } else if (t.kind == Kind::Identifier && !is_word(t, "final") && expect_name) {
+                ++i;
+                expect_name = false;
+            } else if (is_punct(t, '<') && !expect_name) {
+                i = template_list_end(seg, i, brace) + 1;
+            } else {
+                break;
+            }
+        }
+        if (i < brace && is_word(tok(seg, i), "final")) ++i;
+        if (i == brace) return true;
+        return i < brace && is_punct(tok(seg, i), ':');  // a base clause
+    }
+
+    /// Outside function scope, whether the `{` at seg[brace] follows a
+    /// parameter list (a function or lambda) or a lambda introducer, possibly
+    /// with qualifiers, `noexcept(...)`, attributes, a trailing return type
+    /// or a requires-clause in between.
+    bool is_function_body_head(const Segment& seg, std::size_t head, std::size_t brace) const {
+        std::size_t j = brace;  // the token looked at is seg[j - 1]
+        while (j > head) {
+            const std::size_t last = j - 1;
+            const Token& t = tok(seg, last);
+            if (is_punct(t, '&') ||
+                (t.kind == Kind::Identifier &&
+                 (text(t) == "const" || text(t) == "volatile" || text(t) == "noexcept" ||
+                  text(t) == "override" || text(t) == "final" || text(t) == "mutable" ||
+                  text(t) == "constexpr" || text(t) == "consteval" || text(t) == "try" ||
+                  text(t) == "__device__" || text(t) == "__host__"))) {
+                --j;
+                continue;
+            }
+            if (is_punct(t, ')')) {
+                const std::size_t open = matching_opener(seg, last, head);
+                if (open == last) return false;
+                if (open > head) {
+                    const Token& before = tok(seg, open - 1);
+                    if (is_word(before, "noexcept") || is_word(before, "throw") ||
+                        is_word(before, "__attribute__") || is_word(before, "alignas") ||
+                        is_word(before, "__align__") || is_word(before, "__declspec")) {
+                        j = open - 1;
+                        continue;
+                    }
+                }
+                return true;  // a parameter list
+            }
+            if (is_punct(t, ']')) {
+                const std::size_t open = matching_opener(seg, last, head);
+                if (open == last) return false;
+                if (open == head) return true;
+                // After a name, `]` or `)` the brackets are array bounds or a
+                // subscript (`int a[2]{1, 2}`); elsewhere a lambda introducer.
+                const Token& before = tok(seg, open - 1);
+                if (before.kind == Kind::Identifier) {
+                    return is_word(before, "return") || is_word(before, "co_return") ||
+                           is_word(before, "co_yield");
+                }
+                return !is_punct(before, ']') && !is_punct(before, ')');
+            }
+            // Jump back over a trailing return type or a requires-clause.
+            bool found = false;
+            int depth = 0;
+            for (std::size_t k = last + 1; k-- > head;) {
+                const Token& u = tok(seg, k);
+                if (is_punct(u, ')') || is_punct(u, ']')) ++depth;
+                if (is_punct(u, '(') || is_punct(u, '[')) --depth;
+                if (depth != 0) continue;
+                if (is_word(u, "requires")) {
+                    j = k;
+                    found = true;
+                    break;
+                }
+                if (is_punct(u, '>') && k > head && is_punct(tok(seg, k - 1), '-') &&
+                    tok(seg, k - 1).end == u.begin) {
+                    j = k - 1;
+                    found = true;
+                    break;
+                }
+            }
+            if (!found) return false;
+        }
+        return false;
     }
 
     // ---- helpers -------------------------------------------------------

@@ -2,8 +2,9 @@
 /// @brief Rewrites a CUDA source file into C++ that the host compiler accepts.
 ///
 /// The emulator compiles students' .cu files with the host g++. Almost all of
-/// CUDA's syntax is handled there by macros and headers; only two constructs
-/// cannot be parsed by a C++ compiler, and this translator rewrites just those:
+/// CUDA's syntax is handled there by macros and headers; two constructs cannot
+/// be parsed by a C++ compiler, and a third needs the runtime's help, so this
+/// translator rewrites just those:
 ///
 ///  - Kernel launches. `EXPR<<<CFG>>>(ARGS)` becomes
 ///      ::course_emu::launch_site(__FILE__, __LINE__, "EXPR",
@@ -14,6 +15,23 @@
 ///  - Dynamic shared memory. `extern __shared__ TYPE NAME[];` becomes
 ///      TYPE* const NAME = ::course_emu::dynamic_shared<TYPE>();
 ///    with `__align__(...)`/`alignas(...)` dropped from TYPE.
+///  - Static shared memory. `__shared__` is `static thread_local`, and the
+///    runtime must know each variable to poison it at the start of every block
+///    and to enforce the 48 KiB static limit. So after the `;` of each
+///    declaration statement at function scope with `__shared__` among its
+///    specifiers (anywhere: `static __shared__ float x[4];`,
+///    `float __shared__ y[8];`, `__shared__ __align__(16) float4 v[32];`) and
+///    one or more declarators `NAME[DIMS]...` (`*NAME` after a comma), the
+///    translator appends, on the same line and once per NAME,
+///      ` ::course_emu::shared_declared(&NAME, sizeof(NAME));`
+///    Commas inside `<>`, `()` and `[]` do not separate declarators.
+///    Function scope is a function or lambda body and every brace nested in
+///    it; the bodies of namespaces, classes, structs, unions and enums (also
+///    local classes) and `extern "C" {` are not. A `{` opens a function body
+///    when it follows a parameter list's `)` (possibly followed by `const`,
+///    `noexcept(...)`, `mutable`, `__attribute__((...))`, `-> TYPE`, a
+///    requires-clause, ...), a constructor's member initializer list, or a
+///    lambda introducer `[...]`.
 ///
 /// Everything else is copied byte for byte, and every line keeps its number:
 /// the output starts with `#include <cuda_runtime.h>` and `#line 1 "PATH"`, and
@@ -41,6 +59,21 @@
 ///    `#ifdef` between the kernel name and `<<<`) is rejected (launch) or left
 ///    alone (shared). Directives inside the launch configuration are fine:
 ///    the configuration is copied verbatim.
+///  - Static `__shared__` declarations are left alone, unregistered, when they
+///    have an initializer (`= ...` or `{...}`, not valid CUDA anyway), a
+///    declarator other than a name with non-empty array bounds (function
+///    pointers, `(*p)[4]`, `a[]`, an unnamed `struct {...}`), a statement
+///    keyword before them (`if (c) __shared__ int a;`, `else`, `do`,
+///    `typedef`, `extern`), or a preprocessor directive among the specifiers
+///    or names (one inside brackets, in an array bound, is fine). A
+///    declaration produced by a macro (`#define` bodies are not touched) is
+///    not registered either.
+///  - Scopes are found by matching braces in the code outside directives, so
+///    braces that only balance per `#if` branch (two function heads in
+///    `#if`/`#else` sharing one body) or that come from macros can put a
+///    later declaration in the wrong scope; so can class heads hidden behind
+///    macros (`struct MY_ATTR S {` is read as an initializer, which matters
+///    only at function scope, for a local class).
 ///  - Line splices (backslash-newline) inside a token are not undone.
 #pragma once
 

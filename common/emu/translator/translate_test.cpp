@@ -34,6 +34,17 @@ std::size_t newlines(std::string_view text) {
     return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+/// What is appended after the `;` of a static shared declaration, per name.
+std::string reg(const std::string& name) {
+    return " ::course_emu::shared_declared(&" + name + ", sizeof(" + name + "));";
+}
+
+/// `statement` inside a kernel body, as source and as expected translation
+/// when `names` are registered.
+std::string in_kernel(const std::string& statement) {
+    return "__global__ void k(float* p) {\n    " + statement + "\n    p[0] = 1;\n}\n";
+}
+
 }  // namespace
 
 TEST_CASE("The output starts with the runtime include and a #line naming the original file",
@@ -58,8 +69,13 @@ TEST_CASE("Each rule produces exactly the documented text", "[emu][translator]")
         CHECK(body("extern __shared__ float tile[];\n") ==
               "float* const tile = ::course_emu::dynamic_shared<float>();\n");
     }
+    SECTION("static shared registration") {
+        CHECK(body("__global__ void k() {\n    __shared__ int s[32];\n}\n") ==
+              "__global__ void k() {\n"
+              "    __shared__ int s[32]; ::course_emu::shared_declared(&s, sizeof(s));\n}\n");
+    }
     SECTION("untouched text") {
-        const std::string plain = "__global__ void k(int* p) {\n    __shared__ int s[32];\n}\n";
+        const std::string plain = "__global__ void k(int* p) {\n    p[threadIdx.x] = 0;\n}\n";
         CHECK(body(plain) == plain);
     }
 }
@@ -290,5 +306,247 @@ TEST_CASE("Preprocessor directives are copied, #define bodies are translated",
     }
     SECTION("a # that does not start a line is ordinary code") {
         CHECK(body("f(); # k<<<g, b>>>(x);\n") == "f(); # " + site("k") + "g, b)(x);\n");
+    }
+}
+
+TEST_CASE("Static __shared__ declarations in a function register each name after their ';'",
+          "[emu][translator][shared]") {
+    SECTION("every placement of __shared__ and of qualifiers") {
+        const auto [source, name] = GENERATE(table<std::string, std::string>({
+            {"__shared__ float tile[32][33];", "tile"},
+            {"__shared__ float tile[TILE][TILE + 1];", "tile"},
+            {"__shared__ int total;", "total"},
+            {"static __shared__ float x[4];", "x"},
+            {"float __shared__ y[8];", "y"},
+            {"__shared__ volatile int flag;", "flag"},
+            {"volatile __shared__ int flag;", "flag"},
+            {"__shared__ __align__(16) float4 v[32];", "v"},
+            {"__shared__ alignas(16) float v[4];", "v"},
+            {"__shared__ alignas(sizeof(float4)) unsigned char bytes[64];", "bytes"},
+            {"__shared__ MyStruct s;", "s"},
+            {"__shared__ unsigned int counts[256];", "counts"},
+            {"__shared__ typename T::value_type buf[N];", "buf"},
+            {"__shared__ std::pair<int, float> p[2];", "p"},
+            {"__shared__ std::array<float, (N > 2 ? 4 : 2)> a;", "a"},
+            {"__shared__ ::ns::Pair<T, std::pair<int, int>> nested;", "nested"},
+            {"__shared__ decltype(x) copy;", "copy"},
+            {"__shared__ float* pointer;", "pointer"},
+            {"[[maybe_unused]] __shared__ int unused;", "unused"},
+            {"__shared__ float s[sizeof(int) * 8][f(1, 2)];", "s"},
+        }));
+        CHECK(body(in_kernel(source)) == in_kernel(source + reg(name)));
+    }
+    SECTION("a declaration with several declarators registers each of them") {
+        CHECK(body(in_kernel("__shared__ float a[4], b, c[2][2];")) ==
+              in_kernel("__shared__ float a[4], b, c[2][2];" + reg("a") + reg("b") + reg("c")));
+        CHECK(body(in_kernel("__shared__ std::pair<int, float> p[2], q;")) ==
+              in_kernel("__shared__ std::pair<int, float> p[2], q;" + reg("p") + reg("q")));
+        CHECK(body(in_kernel("__shared__ float s[M][std::max(M, N)], *t;")) ==
+              in_kernel("__shared__ float s[M][std::max(M, N)], *t;" + reg("s") + reg("t")));
+    }
+    SECTION("two declarations on one line, and code after the ';' stays after the calls") {
+        CHECK(body(in_kernel("__shared__ int a; __shared__ int b;  // done")) ==
+              in_kernel("__shared__ int a;" + reg("a") + " __shared__ int b;" + reg("b") +
+                        "  // done"));
+        CHECK(body("void f() { __shared__ int a;k<<<1, 1>>>(); }") ==
+              "void f() { __shared__ int a;" + reg("a") + site("k") + "1, 1)(); }");
+    }
+    SECTION("a declaration split over lines gets the calls after its ';', lines kept") {
+        const std::string source =
+            "__global__ void k() {\n"
+            "    __shared__ float\n"
+            "        tile[TILE][TILE + 1]\n"
+            "        , row[TILE];  // trailing\n"
+            "    __shared__\n"
+            "        int n\n"
+            "    ;\n"
+            "    tile[0][0] = 1;\n"
+            "}\n";
+        const std::string out = body(source);
+        CHECK(newlines(out) == newlines(source));
+        CHECK(out ==
+              "__global__ void k() {\n"
+              "    __shared__ float\n"
+              "        tile[TILE][TILE + 1]\n"
+              "        , row[TILE];" + reg("tile") + reg("row") + "  // trailing\n"
+              "    __shared__\n"
+              "        int n\n"
+              "    ;" + reg("n") + "\n"
+              "    tile[0][0] = 1;\n"
+              "}\n");
+    }
+    SECTION("a directive inside an array bound is kept") {
+        const std::string source = "void f() {\n  __shared__ float s[\n#if BIG\n 512\n#else\n 256\n"
+                                   "#endif\n  ];\n}\n";
+        CHECK(body(source) == "void f() {\n  __shared__ float s[\n#if BIG\n 512\n#else\n 256\n"
+                              "#endif\n  ];" + reg("s") + "\n}\n");
+    }
+}
+
+TEST_CASE("Static __shared__ declarations are registered in every kind of function body",
+          "[emu][translator][shared]") {
+    SECTION("nested blocks, loops and a switch in a kernel") {
+        CHECK(body("__global__ void k(int n) {\n"
+                   "  for (int i = 0; i < n; ++i) {\n"
+                   "    if (i > 0) { __shared__ int a; }\n"
+                   "    while (n) { { __shared__ float b[2]; } }\n"
+                   "  }\n"
+                   "  switch (n) { case 1: __shared__ int c; break; default: { __shared__ int d; } }\n"
+                   "  done: __shared__ int e;\n"
+                   "}\n") ==
+              "__global__ void k(int n) {\n"
+              "  for (int i = 0; i < n; ++i) {\n"
+              "    if (i > 0) { __shared__ int a;" + reg("a") + " }\n"
+              "    while (n) { { __shared__ float b[2];" + reg("b") + " } }\n"
+              "  }\n"
+              "  switch (n) { case 1: __shared__ int c;" + reg("c") +
+              " break; default: { __shared__ int d;" + reg("d") + " } }\n"
+              "  done: __shared__ int e;" + reg("e") + "\n"
+              "}\n");
+    }
+    SECTION("device functions with qualifiers, attributes and trailing return types") {
+        const std::string head = GENERATE(as<std::string>{},
+            "__device__ void f()",
+            "__device__ __forceinline__ float f(float x, int (*g)(int))",
+            "static __device__ inline void f() noexcept",
+            "__device__ void f() noexcept(true)",
+            "void f() __attribute__((noinline))",
+            "__device__ auto f() -> int",
+            "__device__ auto f(int x) -> decltype(x)",
+            "auto f() -> std::vector<std::pair<int, int>>",
+            "__global__ void __launch_bounds__(256, 2) f(float* __restrict__ p)",
+            "extern \"C\" __global__ void f()",
+            "X::X(int a) : a_(a), b_{a}",
+            "void S::f() const &",
+            "bool operator<(const S& a, const S& b)",
+            "void h() try",
+            "template <typename T> void f(T) requires std::is_integral_v<T>");
+        CHECK(body(head + " { __shared__ int s[4]; }") == head + " { __shared__ int s[4];" +
+                                                           reg("s") + " }");
+    }
+    SECTION("templates") {
+        const std::string source =
+            "template <typename T, int BLOCK, class Op = std::plus<T>>\n"
+            "__global__ void reduce(const T* in, T* out) {\n"
+            "    __shared__ T partial[BLOCK];\n"
+            "}\n";
+        CHECK(body(source) ==
+              "template <typename T, int BLOCK, class Op = std::plus<T>>\n"
+              "__global__ void reduce(const T* in, T* out) {\n"
+              "    __shared__ T partial[BLOCK];" + reg("partial") + "\n"
+              "}\n");
+    }
+    SECTION("member functions defined in a class, also in a local class") {
+        CHECK(body("template <class T> struct W {\n"
+                   "  W() : a{1} { __shared__ T w; }\n"
+                   "  __device__ void operator()(int) const { __shared__ T op[2]; }\n"
+                   "  int a;\n"
+                   "};\n") ==
+              "template <class T> struct W {\n"
+              "  W() : a{1} { __shared__ T w;" + reg("w") + " }\n"
+              "  __device__ void operator()(int) const { __shared__ T op[2];" + reg("op") + " }\n"
+              "  int a;\n"
+              "};\n");
+        CHECK(body("void f() { struct L { void g() { __shared__ int x; } }; }") ==
+              "void f() { struct L { void g() { __shared__ int x;" + reg("x") + " } }; }");
+    }
+    SECTION("lambdas, inside functions and at namespace and class scope") {
+        const std::string lambda = GENERATE(as<std::string>{},
+            "[] { __shared__ int s; }",
+            "[&](int i) { __shared__ int s; }",
+            "[=]() mutable -> int { __shared__ int s; return 0; }",
+            "[] __device__ (int i) { __shared__ int s; }",
+            "[]<class T>(T t) noexcept { __shared__ int s; }");
+        const std::string expected = lambda.substr(0, lambda.find("__shared__ int s;") + 17) +
+                                     reg("s") + lambda.substr(lambda.find("__shared__ int s;") + 17);
+        CHECK(body("void f() { auto g = " + lambda + "; }") ==
+              "void f() { auto g = " + expected + "; }");
+        CHECK(body("void f() { run(" + lambda + ", {1, 2}); }") ==
+              "void f() { run(" + expected + ", {1, 2}); }");
+        CHECK(body("auto g = " + lambda + ";") == "auto g = " + expected + ";");
+        CHECK(body("int v = run(1, " + lambda + ");") == "int v = run(1, " + expected + ");");
+        CHECK(body("struct S { F f = " + lambda + "; };") == "struct S { F f = " + expected + "; };");
+    }
+    SECTION("initializer lists inside a function are still function scope") {
+        CHECK(body("void f() { int a[] = {1, 2}; S s{3}; __shared__ int x; g({1}, [] { "
+                   "__shared__ int y; }); }") ==
+              "void f() { int a[] = {1, 2}; S s{3}; __shared__ int x;" + reg("x") +
+                  " g({1}, [] { __shared__ int y;" + reg("y") + " }); }");
+    }
+}
+
+TEST_CASE("__shared__ outside function scope or outside a plain declaration is left alone",
+          "[emu][translator][shared]") {
+    SECTION("namespace, class, union, enum and extern \"C\" scope") {
+        const std::string untouched = GENERATE(as<std::string>{},
+            "__shared__ float tile[32][32];\n",
+            "static __shared__ int count;\n",
+            "namespace n { __shared__ int a; }\n",
+            "namespace a::b { __shared__ int a; }\n",
+            "inline namespace v1 { __shared__ int a; }\n",
+            "namespace { __shared__ int a; }\n",
+            "namespace n { namespace m { __shared__ int a[4], b; } }\n",
+            "struct S { static __shared__ int a; };\n",
+            "class __align__(16) C final : public Base<int, 2> { __shared__ int a; };\n",
+            "template <class T> struct alignas(16) S { __shared__ T a; };\n",
+            "template <class T> requires C<T> struct S { __shared__ T a; };\n",
+            "union U { __shared__ int a; };\n",
+            "enum class E : int { A, B }; __shared__ E e;\n",
+            "extern \"C\" { __shared__ int a; }\n",
+            "extern \"C++\" { namespace n { __shared__ int a; } }\n",
+            "int arr[2]{1, 2}; __shared__ int a;\n",
+            "S s = {1, {2, 3}}; __shared__ int a;\n",
+            "void f(); __shared__ int a;\n",
+            "void f() {} __shared__ int a;\n",
+            "struct S { void f() {} __shared__ int a; };\n",
+            "void f() { struct L { __shared__ int a; }; union { int i; }; }\n",
+            "void f() { enum E { A, B }; }\n");
+        CHECK(body(untouched) == untouched);
+    }
+    SECTION("comments, strings, #define bodies and parameter lists") {
+        const std::string untouched = GENERATE(as<std::string>{},
+            "void f() {\n  // __shared__ int a;\n}\n",
+            "void f() {\n  /* __shared__ int a;\n  __shared__ int b; */\n}\n",
+            "void f() {\n  const char* s = \"__shared__ int a;\";\n}\n",
+            "void f() {\n  auto s = R\"(__shared__ int a;)\";\n}\n",
+            "void f() {\n  char c = '_'; // __shared__ int a;\n}\n",
+            "void f() {\n#define DECLARE __shared__ int a;\n  DECLARE\n}\n",
+            "#define DECLARE(T) __shared__ T a[32]; use(a);\n",
+            "void f(__shared__ int* p) {}\n",
+            "void f() { g(sizeof(__shared__ int)); }\n",
+            "void f() { for (__shared__ int i;;) {} }\n");
+        CHECK(body(untouched) == untouched);
+    }
+    SECTION("declarations that are not names with array bounds") {
+        const std::string untouched = GENERATE(as<std::string>{},
+            "__shared__ int x = 0;",
+            "__shared__ int a, b = 3;",
+            "__shared__ float s[4] = {};",
+            "__shared__ int x{0};",
+            "__shared__ int x[];",
+            "__shared__ struct { int a; } anonymous;",
+            "__shared__ void (*callback)(int);",
+            "__shared__ int (*rows)[4];",
+            "__shared__ ns::x;",
+            "__shared__ volatile flag;",
+            "extern __shared__ float fixed[256];",
+            "extern __shared__ int a[], b[];",
+            "typedef __shared__ int shared_int;",
+            "if (c) __shared__ int a;",
+            "if (c) ns::T __shared__ a;",
+            "for (;;) __shared__ int a;",
+            "do __shared__ int a; while (0);",
+            "if (c) {} else __shared__ int a;");
+        CHECK(body(in_kernel(untouched)) == in_kernel(untouched));
+    }
+    SECTION("a directive that chooses the type or the name") {
+        const std::string untouched =
+            "void f() {\n  __shared__\n#if A\n  int\n#else\n  float\n#endif\n  x;\n}\n";
+        CHECK(body(untouched) == untouched);
+    }
+    SECTION("extern __shared__ is still rewritten by its own rule, next to a static one") {
+        CHECK(body(in_kernel("extern __shared__ float dyn[]; __shared__ int n;")) ==
+              in_kernel("float* const dyn = ::course_emu::dynamic_shared<float>(); __shared__ int n;" +
+                        reg("n")));
     }
 }
