@@ -58,6 +58,8 @@ std::atomic<long long> g_time_budget_ms = [] {
     return static_cast<long long>((seconds > 0 ? seconds : 10.0) * 1000);
 }();
 
+std::atomic<unsigned> g_workers_override{0};  // set_workers(); 0: worker_count()
+
 std::chrono::milliseconds time_budget() { return std::chrono::milliseconds(g_time_budget_ms.load()); }
 
 // Why a GPU would refuse this configuration, or nullptr when it is valid.
@@ -207,6 +209,8 @@ Schedule current_schedule() {
     return detail::g_schedule;
 }
 
+void set_workers(unsigned workers) { detail::g_workers_override.store(workers); }
+
 void set_time_budget(double seconds) {
     detail::g_time_budget_ms.store(static_cast<long long>(seconds * 1000));
 }
@@ -246,7 +250,8 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     g_running_launch.store(&info);
     Watchdog::instance().arm(&run);
 
-    const unsigned long long helpers = std::min<unsigned long long>(worker_count(), run.block_count) - 1;
+    const unsigned worker_threads = g_workers_override.load() != 0 ? g_workers_override.load() : worker_count();
+    const unsigned long long helpers = std::min<unsigned long long>(worker_threads, run.block_count) - 1;
     std::vector<std::thread> workers;
     workers.reserve(helpers);
     for (unsigned long long i = 0; i < helpers; ++i) workers.emplace_back([&run] { run.work(); });

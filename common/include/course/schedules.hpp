@@ -5,8 +5,8 @@
 /// A race or a tie broken by timing may give the right answer on one run and
 /// the wrong one on the next. On a GPU the check is repeated; on the emulator
 /// the order of blocks and threads is forced to forward, reverse and several
-/// seeded random orders, so the failure is reproducible and its schedule is
-/// named in the report.
+/// seeded random orders, with one worker thread, so the failure is
+/// reproducible and its schedule is named in the report.
 #pragma once
 
 #include <course/catch.hpp>
@@ -27,9 +27,15 @@ template <class Body>
 void for_each_schedule(Body&& body) {
 #ifdef __CUDACC_EMULATOR__
     using course_emu::Schedule;
+    // One worker: the schedule then fixes the order of every thread of the
+    // grid, so a failure reproduces exactly when rerun under its name.
     struct Restore {
         Schedule saved = course_emu::current_schedule();
-        ~Restore() { course_emu::set_schedule(saved); }
+        Restore() { course_emu::set_workers(1); }
+        ~Restore() {
+            course_emu::set_schedule(saved);
+            course_emu::set_workers(0);
+        }
     } restore;
     const Schedule schedules[] = {
         {Schedule::Kind::forward, 0}, {Schedule::Kind::reverse, 0}, {Schedule::Kind::random, 1},
@@ -37,9 +43,8 @@ void for_each_schedule(Body&& body) {
     };
     for (const Schedule& s : schedules) {
         course_emu::set_schedule(s);
-        INFO("emulator schedule: " << course_emu::schedule_name(s)
-                                   << " (rerun alone with COURSE_EMU_SCHEDULE=" << course_emu::schedule_name(s)
-                                   << ")");
+        INFO("emulator schedule: " << course_emu::schedule_name(s) << " (rerun alone with COURSE_EMU_SCHEDULE="
+                                   << course_emu::schedule_name(s) << " COURSE_EMU_WORKERS=1)");
         body();
     }
 #else

@@ -102,6 +102,12 @@ void set_schedule(Schedule schedule);
 /// @brief The schedule launches use now.
 Schedule current_schedule();
 
+/// @brief Sets the number of host threads that run blocks side by side for
+/// the following launches; 0 restores the default (`COURSE_EMU_WORKERS`, else
+/// the number of CPUs). With one worker a schedule fully determines the order
+/// of every thread of the grid, so a failure under it reproduces exactly.
+void set_workers(unsigned workers);
+
 /// @brief Sets how long one launch may run before it is stopped with
 /// cudaErrorLaunchTimeout and a report of where its threads were (default:
 /// `COURSE_EMU_TIMEOUT` seconds from the environment, else 10 s).
