@@ -140,6 +140,14 @@ int launch_spin_forever(int* flag) {
     return __LINE__ - 6;
 }
 
+__global__ void spin_on_lock(int* lock) {
+    while (atomicCAS(lock, 0, 1) != 0) {
+    }
+    atomicExch(lock, 0);
+}
+
+void launch_spin_on_lock(int* lock) { spin_on_lock<<<1, 64>>>(lock); }
+
 __global__ void many_waiting_threads(int* out) {
     int local[64];
     for (int k = 0; k < 64; ++k) local[k] = static_cast<int>(threadIdx.x) + k;

@@ -35,6 +35,7 @@ int launch_mask_excludes_caller();    // lane 3 calls __shfl_sync with a mask wi
 int launch_full_mask_partial_warp();  // a 48-thread block: warp 1 uses 0xffffffff
 int launch_barrier_vs_shuffle();      // half the warp at a shuffle, the other half at a barrier
 int launch_spin_forever(int* flag);   // spins on a flag no thread sets
+void launch_spin_on_lock(int* lock);  // takes a spin lock with atomicCAS; *lock == 1 means nobody ever releases it
 
 /// Two blocks of 1024 threads each keep a local array alive across three barriers
 /// (many fibers at once): out[global id] = 64 * threadIdx.x + 2080.

@@ -240,3 +240,17 @@ TEST_CASE("a kernel past its time budget is stopped with a report of where its t
     CHECK(contains(report, "spin_forever"));
     CHECK(contains(report, "running (stopped here)"));
 }
+
+TEST_CASE("threads spinning with atomics on a lock nobody releases are stopped by the time budget",
+          "[emu][sync][faults]") {
+    course::DeviceBuffer<int> lock(std::vector<int>{1});
+    ResetDevice reset;  // declared after the buffer: the device is reset before the buffer is freed
+    course_emu::set_time_budget(0.3);
+    emu_sync_test::launch_spin_on_lock(lock.data());
+    course_emu::set_time_budget(10);
+    const std::string report = fault_of(cudaErrorLaunchTimeout);
+    CAPTURE(report);
+    CHECK(contains(report, "time budget"));
+    CHECK(contains(report, "spin_on_lock"));
+    CHECK(contains(report, "64 ready to run"));
+}
