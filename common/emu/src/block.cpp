@@ -370,7 +370,7 @@ public:
 
 private:
     [[noreturn]] void thread_fault(cudaError_t code, const char* file, int line, const std::string& what) {
-        grid_.record_fault(code, file, line, what, t_runner->current->ctx, where_threads_are());
+        grid_.record_fault(code, file, line, what, t_runner->current->ctx, where_threads_are(t_runner->current));
         throw StopSignal{};
     }
 
@@ -448,8 +448,11 @@ private:
         try {
             grid_.thread_body(grid_.state);
         } catch (const FaultSignal& signal) {
-            grid_.record_fault(signal.fault.code, signal.fault.file, signal.fault.line, signal.fault.what, s.ctx,
-                               where_threads_are());
+            // A fault raised without a source position is placed at the launch.
+            const bool placed = signal.fault.file != nullptr && signal.fault.file[0] != '\0';
+            grid_.record_fault(signal.fault.code, placed ? signal.fault.file : grid_.info.file,
+                               placed ? signal.fault.line : grid_.info.line, signal.fault.what, s.ctx,
+                               where_threads_are(&s));
             stopping_ = true;
         } catch (const StopSignal&) {
             stopping_ = true;
@@ -584,7 +587,7 @@ private:
                     break;
                 case ThreadSlot::State::ready: where = "ready to run"; break;
                 case ThreadSlot::State::running:
-                    where = &s == running ? "running (stopped here)" : "running";
+                    where = &s == running ? "running (the thread reported)" : "running";
                     break;
             }
             auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == where; });

@@ -238,7 +238,7 @@ TEST_CASE("a kernel past its time budget is stopped with a report of where its t
     CAPTURE(report, line);
     CHECK(contains(report, "time budget"));
     CHECK(contains(report, "spin_forever"));
-    CHECK(contains(report, "running (stopped here)"));
+    CHECK(contains(report, "running (the thread reported)"));
 }
 
 TEST_CASE("threads spinning with atomics on a lock nobody releases are stopped by the time budget",
