@@ -642,10 +642,6 @@ private:
 
 namespace course_emu::detail {
 
-// Defined by the device memory code: explains an address in a guard page
-// or a freed allocation (safe to call from a signal handler).
-bool describe_fault_address(const void* address, char* buffer, std::size_t size) __attribute__((weak));
-
 namespace {
 
 thread_local char t_signal_message[768];
@@ -679,8 +675,8 @@ void on_memory_fault(int signal, siginfo_t* info, void* context) {
     }
     const void* address = info->si_addr;
     char detail[512] = "";
-    if (describe_fault_address != nullptr && describe_fault_address(address, detail, sizeof detail)) {
-        std::snprintf(t_signal_message, sizeof t_signal_message, "invalid memory access: %s", detail);
+    if (describe_fault_address(address, detail, sizeof detail)) {
+        std::snprintf(t_signal_message, sizeof t_signal_message, "%s", detail);
     } else if (StackPool::instance().is_guard(address)) {
         std::snprintf(t_signal_message, sizeof t_signal_message,
                       "stack overflow in a thread (deep recursion, or a large local array?): each emulated thread "

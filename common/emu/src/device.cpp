@@ -1,12 +1,24 @@
-// The emulated device: its properties, device memory, streams and events.
+// The emulated device: its properties, device memory, function attributes,
+// occupancy, streams and events.
 //
 // Device memory is host memory; the emulator keeps a registry of allocations
 // so that cudaMemcpy and cudaFree can refuse pointers a GPU would refuse,
-// instead of corrupting the host process.
+// instead of corrupting the host process. Every allocation is its own mapping
+// with an inaccessible guard page on each side, placed so that its end
+// (rounded up to 256 bytes, as a GPU's allocation granularity allows) touches
+// the guard page after it: an overrun in a kernel faults at once instead of
+// silently writing the neighbouring buffer. A freed allocation stays mapped,
+// inaccessible, for a while (the quarantine), so a use after free faults too.
 #include "state.hpp"
 
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,12 +26,24 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace course_emu::detail {
 namespace {
 
 constexpr int kEmulatedSmCount = 8;
 constexpr std::size_t kAllocationAlignment = 256;  // cudaMalloc's guarantee
+constexpr std::size_t kDefaultDynamicSharedLimit = 48 * 1024;
+
+// The quarantine of freed allocations: bounded so that a program that
+// allocates and frees in a loop does not run out of address space (a grader
+// may limit it) or of mappings (the kernel allows ~65530 per process).
+constexpr std::size_t kQuarantineMaxEntries = 4096;
+constexpr std::size_t kQuarantineMaxBytes = std::size_t{64} << 20;
+
+// How far past a mapping an address may lie and still be explained as an
+// overrun of the allocation below it.
+constexpr std::size_t kNearbyBytes = std::size_t{1} << 20;
 
 cudaDeviceProp make_properties() {
     cudaDeviceProp p{};
@@ -48,56 +72,373 @@ cudaDeviceProp make_properties() {
     return p;
 }
 
-struct Registry {
-    std::mutex mutex;
-    std::map<const char*, std::size_t> device;  // start -> size
-    std::map<const char*, std::size_t> pinned;
+std::size_t round_up(std::size_t n, std::size_t unit) { return (n + unit - 1) / unit * unit; }
+
+std::size_t page_size() {
+    static const std::size_t page = [] {
+        const long v = sysconf(_SC_PAGESIZE);
+        return v > 0 ? static_cast<std::size_t>(v) : std::size_t{4096};
+    }();
+    return page;
+}
+
+enum class AllocationKind : unsigned char { device, managed };
+
+// One guarded allocation:
+//   [front guard page][slack < 1 page][data, bytes rounded up to 256][back guard page]
+//   ^ mapping                         ^ start (the pointer handed out)
+struct DeviceAllocation {
+    std::size_t bytes = 0;          // as requested
+    char* mapping = nullptr;        // base of the whole mapping
+    std::size_t mapping_bytes = 0;  // guards included
+    AllocationKind kind = AllocationKind::device;
 };
+
+struct Registry {
+    // Held only briefly, never while kernel code runs on the holding thread
+    // and never across a system call that can take long, because the SIGSEGV
+    // handler reads the registry (see describe_fault_address).
+    std::mutex mutex;
+    std::map<const char*, DeviceAllocation> device;  // live, by start
+    std::map<const char*, DeviceAllocation> freed;   // quarantined, by start
+    // Quarantine order: sequence number -> start. A map rather than a deque
+    // because an empty std::map allocates nothing, so a registry that was
+    // never used costs the signal handler nothing to look at.
+    std::map<unsigned long long, const char*> quarantine;
+    unsigned long long next_sequence = 0;
+    std::size_t quarantine_bytes = 0;
+    std::map<const char*, std::size_t> pinned;  // cudaMallocHost: start -> size
+};
+
+// Set once the registry exists, so that the signal handler never constructs it.
+std::atomic<bool> g_registry_constructed{false};
 
 Registry& registry() {
     static Registry r;
+    g_registry_constructed.store(true, std::memory_order_release);
     return r;
 }
 
-// True when [p, p + bytes) lies inside one device allocation.
+const char* kind_name(AllocationKind kind) {
+    return kind == AllocationKind::managed ? "managed allocation" : "device allocation";
+}
+
+// The live device allocation holding [p, p + bytes), or null. Caller holds the lock.
+const DeviceAllocation* find_live(const Registry& r, const char* p, std::size_t bytes) {
+    auto it = r.device.upper_bound(p);
+    if (it == r.device.begin()) return nullptr;
+    --it;
+    if (p >= it->first && bytes <= it->second.bytes && p - it->first <= static_cast<std::ptrdiff_t>(it->second.bytes - bytes)) {
+        return &it->second;
+    }
+    return nullptr;
+}
+
+// True when [p, p + bytes) lies inside one live device (or managed) allocation.
 bool is_device_range(const void* p, std::size_t bytes) {
-    const char* c = static_cast<const char*>(p);
     Registry& r = registry();
     std::lock_guard lock(r.mutex);
-    auto it = r.device.upper_bound(c);
-    if (it == r.device.begin()) return false;
-    --it;
-    return c >= it->first && c + bytes <= it->first + it->second;
+    return find_live(r, static_cast<const char*>(p), bytes) != nullptr;
 }
 
 bool is_device_pointer(const void* p) { return is_device_range(p, 0) || is_device_range(p, 1); }
 
-void add_allocation(std::map<const char*, std::size_t>& allocations, const void* p, std::size_t bytes) {
-    Registry& r = registry();
-    std::lock_guard lock(r.mutex);
-    allocations.emplace(static_cast<const char*>(p), bytes);
+// Unmaps quarantined regions; called without the lock.
+void unmap_all(const std::vector<DeviceAllocation>& regions) {
+    for (const DeviceAllocation& a : regions) munmap(a.mapping, a.mapping_bytes);
 }
 
-// Frees `p` if `allocations` holds it; a pointer it does not hold (never
-// allocated there, or freed already) is refused as a GPU refuses it.
-cudaError_t free_allocation(std::map<const char*, std::size_t>& allocations, void* p) {
+// Takes the oldest quarantine entries out of the registry while the
+// quarantine is over its bounds (or all of them), for the caller to unmap
+// after releasing the lock. The newest entry stays even when it alone is over
+// the byte bound, so the last buffer freed is always caught.
+std::vector<DeviceAllocation> take_evictions(Registry& r, bool everything) {
+    std::vector<DeviceAllocation> evicted;
+    while (!r.quarantine.empty() &&
+           (everything || (r.quarantine.size() > 1 && (r.quarantine.size() > kQuarantineMaxEntries ||
+                                                       r.quarantine_bytes > kQuarantineMaxBytes)))) {
+        auto oldest = r.quarantine.begin();
+        auto it = r.freed.find(oldest->second);
+        if (it != r.freed.end()) {
+            r.quarantine_bytes -= it->second.mapping_bytes;
+            evicted.push_back(it->second);
+            r.freed.erase(it);
+        }
+        r.quarantine.erase(oldest);
+    }
+    return evicted;
+}
+
+// Maps a guarded region for `bytes` (> 0) and returns its start, or null.
+char* map_guarded(std::size_t bytes, DeviceAllocation& out) {
+    const std::size_t page = page_size();
+    const std::size_t rounded = round_up(bytes, kAllocationAlignment);
+    const std::size_t data_bytes = round_up(rounded, page);
+    const std::size_t total = data_bytes + 2 * page;
+    // PROT_NONE and MAP_NORESERVE: the guards cost address space only, and
+    // the data pages cost memory only once touched, as with malloc.
+    void* base = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) return nullptr;
+    char* mapping = static_cast<char*>(base);
+    if (mprotect(mapping + page, data_bytes, PROT_READ | PROT_WRITE) != 0) {
+        munmap(mapping, total);
+        return nullptr;
+    }
+    out.bytes = bytes;
+    out.mapping = mapping;
+    out.mapping_bytes = total;
+    // The data ends (rounded to 256) where the back guard begins; the start
+    // stays 256-byte aligned because the guard is page-aligned.
+    return mapping + page + data_bytes - rounded;
+}
+
+cudaError_t allocate_guarded(void** ptr, std::size_t bytes, AllocationKind kind) {
+    DeviceAllocation a;
+    a.kind = kind;
+    char* start = map_guarded(bytes, a);
+    if (start == nullptr) {
+        // Out of address space or mappings: the quarantine gives them back.
+        Registry& r = registry();
+        std::vector<DeviceAllocation> evicted;
+        {
+            std::lock_guard lock(r.mutex);
+            evicted = take_evictions(r, true);
+        }
+        unmap_all(evicted);
+        start = map_guarded(bytes, a);
+        if (start == nullptr) return cudaErrorMemoryAllocation;
+    }
+    Registry& r = registry();
+    {
+        std::lock_guard lock(r.mutex);
+        r.device.emplace(start, a);
+    }
+    *ptr = start;
+    return cudaSuccess;
+}
+
+// Frees a device allocation: refuses a pointer it did not hand out (never
+// allocated, interior, or freed already) as a GPU refuses it; otherwise
+// makes the whole region inaccessible and puts it in quarantine.
+cudaError_t free_guarded(void* p) {
+    if (p == nullptr) return cudaSuccess;
+    Registry& r = registry();
+    const char* start = static_cast<const char*>(p);
+    DeviceAllocation a;
+    {
+        std::lock_guard lock(r.mutex);
+        auto it = r.device.find(start);
+        if (it == r.device.end()) return cudaErrorInvalidValue;
+        a = it->second;
+        r.device.erase(it);
+        // In the freed map (so a second cudaFree is refused and a fault is
+        // explained) but not yet in the quarantine order, so no other thread
+        // can unmap it while it is being protected below.
+        r.freed.emplace(start, a);
+    }
+    // Replacing the mapping discards its pages (the memory goes back at
+    // once) and makes every byte of it fault; done without the lock since it
+    // may take a while for a large buffer.
+    void* again = mmap(a.mapping, a.mapping_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+                       -1, 0);
+    if (again == MAP_FAILED) mprotect(a.mapping, a.mapping_bytes, PROT_NONE);
+    std::vector<DeviceAllocation> evicted;
+    {
+        std::lock_guard lock(r.mutex);
+        r.quarantine.emplace(r.next_sequence++, start);
+        r.quarantine_bytes += a.mapping_bytes;
+        evicted = take_evictions(r, false);
+    }
+    unmap_all(evicted);
+    return cudaSuccess;
+}
+
+void add_pinned(const void* p, std::size_t bytes) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    r.pinned.emplace(static_cast<const char*>(p), bytes);
+}
+
+cudaError_t free_pinned(void* p) {
     if (p == nullptr) return cudaSuccess;
     Registry& r = registry();
     {
         std::lock_guard lock(r.mutex);
-        auto it = allocations.find(static_cast<const char*>(p));
-        if (it == allocations.end()) return cudaErrorInvalidValue;
-        allocations.erase(it);
+        auto it = r.pinned.find(static_cast<const char*>(p));
+        if (it == r.pinned.end()) return cudaErrorInvalidValue;
+        r.pinned.erase(it);
     }
     std::free(p);
     return cudaSuccess;
 }
+
+// A bounded text buffer that formats without allocating (safe in a signal
+// handler, unlike snprintf). Always NUL-terminated; truncates silently.
+class Text {
+public:
+    Text(char* buffer, std::size_t size) : buffer_(buffer), size_(size) {
+        if (size_ > 0) buffer_[0] = '\0';
+    }
+    Text& str(const char* s) {
+        while (*s != '\0') put(*s++);
+        return *this;
+    }
+    Text& dec(unsigned long long v) {
+        char digits[24];
+        int n = 0;
+        do {
+            digits[n++] = static_cast<char>('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        while (n > 0) put(digits[--n]);
+        return *this;
+    }
+    Text& hex(std::uintptr_t v) {
+        char digits[20];
+        int n = 0;
+        do {
+            digits[n++] = "0123456789abcdef"[v & 15];
+            v >>= 4;
+        } while (v != 0);
+        put('0');
+        put('x');
+        while (n > 0) put(digits[--n]);
+        return *this;
+    }
+
+private:
+    void put(char c) {
+        if (length_ + 1 >= size_) return;
+        buffer_[length_++] = c;
+        buffer_[length_] = '\0';
+    }
+    char* buffer_;
+    std::size_t size_;
+    std::size_t length_ = 0;
+};
+
+// "a 4000-byte device allocation at 0x7f..."
+void name_allocation(Text& t, const char* start, const DeviceAllocation& a) {
+    t.str("a ").dec(a.bytes).str("-byte ").str(kind_name(a.kind)).str(" at ").hex(reinterpret_cast<std::uintptr_t>(start));
+}
+
+// Where `address` lies relative to the allocation at `start`.
+void describe_offset(Text& t, const char* address, const char* start, const DeviceAllocation& a) {
+    if (address < start) {
+        t.dec(static_cast<unsigned long long>(start - address)).str(" bytes before the start of ");
+        name_allocation(t, start, a);
+        return;
+    }
+    const std::size_t offset = static_cast<std::size_t>(address - start);
+    t.str("byte offset ").dec(offset).str(" of ");
+    name_allocation(t, start, a);
+    if (offset >= a.bytes) t.str(", ").dec(offset - a.bytes).str(" bytes past its end");
+}
+
+// The entry of `m` whose mapping holds `address`, or m.end(). Mappings do
+// not overlap and each holds its start, so it is the entry with the largest
+// start <= address or the one with the smallest start > address.
+using AllocationMap = std::map<const char*, DeviceAllocation>;
+AllocationMap::const_iterator mapping_holding(const AllocationMap& m, const char* address) {
+    auto above = m.upper_bound(address);
+    auto inside = [&](AllocationMap::const_iterator it) {
+        return it != m.end() && address >= it->second.mapping &&
+               address - it->second.mapping < static_cast<std::ptrdiff_t>(it->second.mapping_bytes);
+    };
+    if (above != m.begin() && inside(std::prev(above))) return std::prev(above);
+    if (inside(above)) return above;
+    return m.end();
+}
+
+// The live allocation with the largest start below `address` whose mapping
+// ends at most kNearbyBytes before it, or m.end().
+AllocationMap::const_iterator allocation_just_below(const AllocationMap& m, const char* address) {
+    auto above = m.upper_bound(address);
+    if (above == m.begin()) return m.end();
+    auto below = std::prev(above);
+    const char* mapping_end = below->second.mapping + below->second.mapping_bytes;
+    if (address >= mapping_end && static_cast<std::size_t>(address - mapping_end) > kNearbyBytes) return m.end();
+    return below;
+}
+
+std::atomic<std::size_t> g_dynamic_shared_limit{kDefaultDynamicSharedLimit};
 
 std::mutex g_fault_mutex;
 cudaError_t g_sticky = cudaSuccess;
 std::string g_fault_report;
 
 }  // namespace
+
+bool describe_fault_address(const void* address, char* buffer, std::size_t size) {
+    if (!g_registry_constructed.load(std::memory_order_acquire)) return false;
+    Registry& r = registry();
+    // Other threads hold the lock only briefly; the faulting thread itself
+    // runs kernel code and does not hold it. A bounded wait still keeps a
+    // fault in an unexpected place from hanging the report.
+    bool locked = false;
+    for (int attempt = 0; attempt < 2000 && !locked; ++attempt) {
+        locked = r.mutex.try_lock();
+        if (!locked) {
+            const timespec pause{0, 50 * 1000};  // 50 us, at most 0.1 s in all
+            nanosleep(&pause, nullptr);
+        }
+    }
+    if (!locked) return false;
+    std::lock_guard lock(r.mutex, std::adopt_lock);
+
+    const char* a = static_cast<const char*>(address);
+    Text t(buffer, size);
+    const auto live = mapping_holding(r.device, a);
+    if (live != r.device.end()) {
+        const char* start = live->first;
+        const DeviceAllocation& allocation = live->second;
+        if (a >= start && static_cast<std::size_t>(a - start) < allocation.bytes) {
+            // Not a guard page; the caller's fault has another cause.
+            t.str("access inside ");
+            name_allocation(t, start, allocation);
+            t.str(" (byte offset ").dec(static_cast<unsigned long long>(a - start)).str(")");
+            return true;
+        }
+        t.str("out-of-bounds access: ");
+        describe_offset(t, a, start, allocation);
+        if (a < start) {
+            // Mappings may touch, so the front guard of this allocation may
+            // as well be reached by overrunning the allocation just below.
+            const auto below = allocation_just_below(r.device, allocation.mapping);
+            if (below != r.device.end()) {
+                t.str(" (or ").dec(static_cast<unsigned long long>(a - below->first) - below->second.bytes)
+                    .str(" bytes past the end of ");
+                name_allocation(t, below->first, below->second);
+                t.str(")");
+            }
+        }
+        return true;
+    }
+    const auto freed = mapping_holding(r.freed, a);
+    if (freed != r.freed.end()) {
+        t.str("use of a freed ").str(kind_name(freed->second.kind)).str(" (").dec(freed->second.bytes)
+            .str(" bytes at ").hex(reinterpret_cast<std::uintptr_t>(freed->first)).str(", freed by cudaFree): ");
+        if (a < freed->first) {
+            t.dec(static_cast<unsigned long long>(freed->first - a)).str(" bytes before its start");
+        } else {
+            const std::size_t offset = static_cast<std::size_t>(a - freed->first);
+            t.str("byte offset ").dec(offset);
+            if (offset >= freed->second.bytes) t.str(", past its end");
+        }
+        return true;
+    }
+    // Past every guard: a large overrun of the allocation just below, if any.
+    const auto below = allocation_just_below(r.device, a);
+    if (below != r.device.end()) {
+        t.str("out-of-bounds access: ");
+        describe_offset(t, a, below->first, below->second);
+        t.str(" (the nearest allocation below this address)");
+        return true;
+    }
+    return false;
+}
+
+std::size_t dynamic_shared_limit() { return g_dynamic_shared_limit.load(std::memory_order_relaxed); }
 
 const cudaDeviceProp& device_properties() {
     static const cudaDeviceProp p = make_properties();
@@ -206,8 +547,12 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 // what the launches left behind.
 cudaError_t cudaDeviceSynchronize() { return api_result(cudaSuccess); }
 
+// A reset destroys the context, and with it the function attributes set
+// through cudaFuncSetAttribute. Allocations are left alone: freeing them
+// under the program's feet would turn its later cudaFree into errors.
 cudaError_t cudaDeviceReset() {
     course_emu::detail::clear_sticky_fault();
+    course_emu::detail::g_dynamic_shared_limit.store(course_emu::detail::kDefaultDynamicSharedLimit);
     (void)cudaGetLastError();
     return cudaSuccess;
 }
@@ -220,31 +565,37 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
     if (bytes > course_emu::detail::device_properties().totalGlobalMem) {
         return api_result(cudaErrorMemoryAllocation);
     }
-    const std::size_t rounded = (bytes + course_emu::detail::kAllocationAlignment - 1) /
-                                course_emu::detail::kAllocationAlignment *
-                                course_emu::detail::kAllocationAlignment;
-    void* p = std::aligned_alloc(course_emu::detail::kAllocationAlignment, rounded);
-    if (p == nullptr) return api_result(cudaErrorMemoryAllocation);
-    course_emu::detail::add_allocation(course_emu::detail::registry().device, p, bytes);
-    *ptr = p;
-    return api_result(cudaSuccess);
+    return api_result(course_emu::detail::allocate_guarded(ptr, bytes, course_emu::detail::AllocationKind::device));
 }
 
-cudaError_t cudaFree(void* ptr) {
-    return api_result(course_emu::detail::free_allocation(course_emu::detail::registry().device, ptr));
+// Managed memory is host memory that is also a registered device allocation
+// (with the same guard pages), so host code and kernels both use the one
+// pointer, as on a GPU with unified memory.
+cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int flags) {
+    if (ptr == nullptr) return api_result(cudaErrorInvalidValue);
+    *ptr = nullptr;
+    if (course_emu::detail::sticky_error() != cudaSuccess) return api_result(cudaSuccess);
+    // Unlike cudaMalloc, a managed allocation of 0 bytes is refused.
+    if (bytes == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) {
+        return api_result(cudaErrorInvalidValue);
+    }
+    if (bytes > course_emu::detail::device_properties().totalGlobalMem) {
+        return api_result(cudaErrorMemoryAllocation);
+    }
+    return api_result(course_emu::detail::allocate_guarded(ptr, bytes, course_emu::detail::AllocationKind::managed));
 }
+
+cudaError_t cudaFree(void* ptr) { return api_result(course_emu::detail::free_guarded(ptr)); }
 
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
     if (ptr == nullptr) return api_result(cudaErrorInvalidValue);
     *ptr = std::malloc(bytes == 0 ? 1 : bytes);
     if (*ptr == nullptr) return api_result(cudaErrorMemoryAllocation);
-    course_emu::detail::add_allocation(course_emu::detail::registry().pinned, *ptr, bytes);
+    course_emu::detail::add_pinned(*ptr, bytes);
     return api_result(cudaSuccess);
 }
 
-cudaError_t cudaFreeHost(void* ptr) {
-    return api_result(course_emu::detail::free_allocation(course_emu::detail::registry().pinned, ptr));
-}
+cudaError_t cudaFreeHost(void* ptr) { return api_result(course_emu::detail::free_pinned(ptr)); }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
     using course_emu::detail::is_device_pointer;
@@ -291,11 +642,88 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_
     return cudaMemset(ptr, value, bytes);
 }
 
+// Function attributes. The emulator cannot tell which kernel a launch runs
+// from its pointer (a translated launch names the kernel, it does not pass
+// its address), so it keeps one limit for all kernels: the largest
+// MaxDynamicSharedMemorySize ever set (see dynamic_shared_limit()).
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+    if (func == nullptr) return api_result(cudaErrorInvalidDeviceFunction);
+    switch (attr) {
+        case cudaFuncAttributeMaxDynamicSharedMemorySize: {
+            const cudaDeviceProp& p = course_emu::detail::device_properties();
+            if (value < 0 || static_cast<std::size_t>(value) > p.sharedMemPerBlockOptin) {
+                return api_result(cudaErrorInvalidValue);
+            }
+            auto& limit = course_emu::detail::g_dynamic_shared_limit;
+            std::size_t seen = limit.load();
+            while (static_cast<std::size_t>(value) > seen && !limit.compare_exchange_weak(seen, value)) {
+            }
+            return api_result(cudaSuccess);
+        }
+        case cudaFuncAttributePreferredSharedMemoryCarveout:
+            // A percentage of the unified L1/shared storage, or -1 for the default; only a hint.
+            return api_result(value >= -1 && value <= 100 ? cudaSuccess : cudaErrorInvalidValue);
+    }
+    return api_result(cudaErrorInvalidValue);
+}
+
+namespace course_emu::detail {
+namespace {
+
+// An occupancy a GPU of this shape could report: limited by warps (64 per
+// SM), blocks (32 per SM) and shared memory. Registers are not modelled.
+int active_blocks_per_sm(int block_size, std::size_t dynamic_shared_bytes) {
+    const cudaDeviceProp& p = device_properties();
+    if (block_size > p.maxThreadsPerBlock || dynamic_shared_bytes > dynamic_shared_limit()) return 0;
+    const int warps_per_block = (block_size + p.warpSize - 1) / p.warpSize;
+    const int by_warps = p.maxThreadsPerMultiProcessor / p.warpSize / warps_per_block;
+    const auto by_shared = static_cast<int>(
+        std::min<std::size_t>(p.sharedMemPerMultiprocessor / std::max<std::size_t>(dynamic_shared_bytes, 1), 1 << 20));
+    return std::max(0, std::min({32, by_warps, by_shared}));
+}
+
+}  // namespace
+
+cudaError_t max_potential_block_size(int* min_grid_size, int* block_size, const void* func,
+                                     std::size_t dynamic_shared_bytes, int block_size_limit) {
+    if (min_grid_size == nullptr || block_size == nullptr) return api_result(cudaErrorInvalidValue);
+    if (func == nullptr) return api_result(cudaErrorInvalidDeviceFunction);
+    const cudaDeviceProp& p = device_properties();
+    const int limit = block_size_limit <= 0 ? p.maxThreadsPerBlock : std::min(block_size_limit, p.maxThreadsPerBlock);
+    // The block size with the most resident threads per SM; the largest among equals.
+    int best_size = 0, best_blocks = 0, best_threads = -1;
+    for (int size = limit; size > 0; size = size % p.warpSize != 0 ? size / p.warpSize * p.warpSize : size - p.warpSize) {
+        const int blocks = active_blocks_per_sm(size, dynamic_shared_bytes);
+        if (blocks * size > best_threads) {
+            best_threads = blocks * size;
+            best_size = size;
+            best_blocks = blocks;
+        }
+    }
+    *block_size = best_size;
+    *min_grid_size = best_blocks * p.multiProcessorCount;
+    return api_result(cudaSuccess);
+}
+
+}  // namespace course_emu::detail
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
+                                                          std::size_t dynamicSMemSize) {
+    if (numBlocks == nullptr || blockSize <= 0) return api_result(cudaErrorInvalidValue);
+    if (func == nullptr) return api_result(cudaErrorInvalidDeviceFunction);
+    *numBlocks = course_emu::detail::active_blocks_per_sm(blockSize, dynamicSMemSize);
+    return api_result(cudaSuccess);
+}
+
 // Streams: work runs at once on the emulator, so a stream needs no state.
 struct CUstream_st {};
 
-cudaError_t cudaStreamCreate(cudaStream_t* stream) {
-    if (stream == nullptr) return api_result(cudaErrorInvalidValue);
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamDefault); }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+    if (stream == nullptr || (flags & ~static_cast<unsigned>(cudaStreamNonBlocking)) != 0) {
+        return api_result(cudaErrorInvalidValue);
+    }
     *stream = new CUstream_st;
     return api_result(cudaSuccess);
 }
@@ -307,16 +735,33 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t /*stream*/) { return api_result(cudaSuccess); }
 
+// Every launch and copy has finished when its call returns, so any recorded
+// event has completed: there is nothing to wait for.
+cudaError_t cudaStreamWaitEvent(cudaStream_t /*stream*/, cudaEvent_t event, unsigned int flags) {
+    if (event == nullptr) return api_result(cudaErrorInvalidResourceHandle);
+    if (flags > 1) return api_result(cudaErrorInvalidValue);  // cudaEventWaitDefault or cudaEventWaitExternal
+    return api_result(cudaSuccess);
+}
+
 // Events hold the host time at which they were recorded. These are CPU
 // times of the emulator, never GPU times.
 struct CUevent_st {
     std::chrono::steady_clock::time_point when{};
     bool recorded = false;
+    unsigned int flags = cudaEventDefault;
 };
 
-cudaError_t cudaEventCreate(cudaEvent_t* event) {
-    if (event == nullptr) return api_result(cudaErrorInvalidValue);
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+    constexpr unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+    if (event == nullptr || (flags & ~known) != 0) return api_result(cudaErrorInvalidValue);
+    // As in CUDA, an interprocess event must not record timing.
+    if ((flags & cudaEventInterprocess) != 0 && (flags & cudaEventDisableTiming) == 0) {
+        return api_result(cudaErrorInvalidValue);
+    }
     *event = new CUevent_st;
+    (*event)->flags = flags;
     return api_result(cudaSuccess);
 }
 
@@ -332,6 +777,12 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t /*stream*/) {
     return api_result(cudaSuccess);
 }
 
+// Complete once recorded (work finishes before its call returns), and, as in
+// CUDA, an event never recorded reports success too.
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+    return api_result(event == nullptr ? cudaErrorInvalidResourceHandle : cudaSuccess);
+}
+
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     return api_result(event == nullptr ? cudaErrorInvalidResourceHandle : cudaSuccess);
 }
@@ -339,6 +790,9 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
     if (ms == nullptr) return api_result(cudaErrorInvalidValue);
     if (start == nullptr || end == nullptr) return api_result(cudaErrorInvalidResourceHandle);
+    if (((start->flags | end->flags) & cudaEventDisableTiming) != 0) {
+        return api_result(cudaErrorInvalidResourceHandle);
+    }
     if (!start->recorded || !end->recorded) return api_result(cudaErrorInvalidResourceHandle);
     *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
     return api_result(cudaSuccess);

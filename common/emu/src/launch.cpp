@@ -236,7 +236,7 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
         record(cudaErrorInvalidConfiguration);  // a GPU gives no more detail either
         return;
     }
-    if (info.dynamic_shared_bytes > device_properties().sharedMemPerBlock) {
+    if (info.dynamic_shared_bytes > dynamic_shared_limit()) {
         record(cudaErrorInvalidValue);
         return;
     }

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <string>
 
 namespace course_emu::detail {
@@ -30,5 +31,31 @@ const cudaDeviceProp& device_properties();
 
 /// Number of host worker threads that run blocks in parallel.
 unsigned worker_count();
+
+/// @brief Explains a faulting address for a report, or returns false if it is
+/// not near any device allocation.
+///
+/// Writes one NUL-terminated line into `buffer` (truncated to `size`), e.g.
+/// "out-of-bounds access: byte offset 4096 of a 4000-byte device allocation
+/// at 0x7f..., 96 bytes past its end", "out-of-bounds access: 8 bytes before
+/// the start of ...", or "use of a freed device allocation (4000 bytes at
+/// 0x..., freed by cudaFree): byte offset 12". The type of the elements is
+/// unknown, so offsets are in bytes.
+///
+/// Meant for the SIGSEGV handler: it does not allocate, throw or format with
+/// stdio, and it waits for the registry lock only a bounded time (at most
+/// about 0.1 s; it returns false if the lock stays busy). The faulting thread
+/// runs kernel code and never holds that lock.
+bool describe_fault_address(const void* address, char* buffer, std::size_t size);
+
+/// @brief The largest dynamic shared memory a launch may ask for, in bytes:
+/// 48 KiB, or the largest cudaFuncAttributeMaxDynamicSharedMemorySize that
+/// any cudaFuncSetAttribute call has set since the last cudaDeviceReset.
+///
+/// An approximation: CUDA keeps the attribute per kernel, but a translated
+/// launch does not carry the kernel's address, so the emulator cannot tell
+/// which kernel an attribute was set for. A launch over 48 KiB is accepted
+/// once any kernel has opted in to as much; launch validation uses this.
+std::size_t dynamic_shared_limit();
 
 }  // namespace course_emu::detail

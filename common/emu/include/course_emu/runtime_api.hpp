@@ -96,6 +96,23 @@ struct CUevent_st;
 using cudaStream_t = CUstream_st*;
 using cudaEvent_t = CUevent_st*;
 
+/// @brief Kernel attributes settable with cudaFuncSetAttribute (CUDA's values).
+enum cudaFuncAttribute : int {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,     ///< Opt in to more than 48 KiB of dynamic shared memory.
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9,  ///< Shared memory share of L1, in percent (a hint).
+};
+
+// Flags, as macros with CUDA's values (CUDA defines them as macros too).
+#define cudaStreamDefault 0x00      ///< cudaStreamCreateWithFlags: an ordinary stream.
+#define cudaStreamNonBlocking 0x01  ///< cudaStreamCreateWithFlags: does not synchronise with stream 0.
+#define cudaEventDefault 0x00       ///< cudaEventCreateWithFlags: an ordinary event.
+#define cudaEventBlockingSync 0x01  ///< cudaEventCreateWithFlags: the host sleeps while waiting.
+#define cudaEventDisableTiming 0x02 ///< cudaEventCreateWithFlags: no timing (cudaEventElapsedTime refuses it).
+#define cudaEventInterprocess 0x04  ///< cudaEventCreateWithFlags: shareable between processes.
+#define cudaMemAttachGlobal 0x01    ///< cudaMallocManaged: accessible from any stream.
+#define cudaMemAttachHost 0x02      ///< cudaMallocManaged: attached to the host at first.
+#define cudaMemAttachSingle 0x04    ///< cudaStreamAttachMemAsync only.
+
 const char* cudaGetErrorString(cudaError_t error);
 const char* cudaGetErrorName(cudaError_t error);
 cudaError_t cudaGetLastError();
@@ -110,6 +127,11 @@ cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaDeviceReset();
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes);
+/// @brief Allocates memory that host code and kernels both use through one
+/// pointer. On the emulator it is a device allocation (guard pages included)
+/// that the host may also read and write. Size 0 or flags other than
+/// cudaMemAttachGlobal or cudaMemAttachHost give cudaErrorInvalidValue.
+cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int flags = cudaMemAttachGlobal);
 cudaError_t cudaFree(void* ptr);
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes);
 cudaError_t cudaFreeHost(void* ptr);
@@ -119,13 +141,38 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes);
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream = nullptr);
 
+/// @brief Sets an attribute of a kernel. MaxDynamicSharedMemorySize accepts
+/// 0 to sharedMemPerBlockOptin (227 KiB); PreferredSharedMemoryCarveout
+/// accepts -1 to 100; anything else gives cudaErrorInvalidValue. The emulator
+/// applies the largest dynamic shared memory limit set to every kernel.
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value);
+
+/// @brief How many blocks of `blockSize` threads using `dynamicSMemSize`
+/// bytes of dynamic shared memory fit on one SM at once: limited by 64 warps
+/// and 32 blocks per SM and by the SM's shared memory (registers are not
+/// modelled); 0 for a block or shared memory size no launch may use.
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
+                                                          std::size_t dynamicSMemSize);
+
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
+/// @brief Creates a stream; `flags` is cudaStreamDefault or cudaStreamNonBlocking.
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+/// @brief Makes later work in `stream` wait for `event`. The emulator runs
+/// all work when it is issued, so there is never anything to wait for.
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 
 cudaError_t cudaEventCreate(cudaEvent_t* event);
+/// @brief Creates an event with cudaEventDefault, cudaEventBlockingSync,
+/// cudaEventDisableTiming or cudaEventInterprocess (with DisableTiming).
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
+/// @brief cudaSuccess when the work before the event's record has finished,
+/// which on the emulator is always (an event never recorded also reports
+/// success, as in CUDA).
+cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 
@@ -139,6 +186,43 @@ cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
 template <class T>
 cudaError_t cudaMallocHost(T** ptr, std::size_t bytes) {
     return cudaMallocHost(reinterpret_cast<void**>(ptr), bytes);
+}
+
+/// @brief Typed convenience overload, as CUDA's runtime header provides.
+template <class T>
+cudaError_t cudaMallocManaged(T** ptr, std::size_t bytes, unsigned int flags = cudaMemAttachGlobal) {
+    return cudaMallocManaged(reinterpret_cast<void**>(ptr), bytes, flags);
+}
+
+/// @brief cudaFuncSetAttribute for a kernel named directly (any function pointer).
+template <class T>
+cudaError_t cudaFuncSetAttribute(T* entry, cudaFuncAttribute attr, int value) {
+    return cudaFuncSetAttribute(reinterpret_cast<const void*>(entry), attr, value);
+}
+
+/// @brief cudaOccupancyMaxActiveBlocksPerMultiprocessor for a kernel named directly.
+template <class T>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T func, int blockSize,
+                                                          std::size_t dynamicSMemSize) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, reinterpret_cast<const void*>(func), blockSize,
+                                                         dynamicSMemSize);
+}
+
+namespace course_emu::detail {
+/// @brief Implements cudaOccupancyMaxPotentialBlockSize (defined in device.cpp).
+cudaError_t max_potential_block_size(int* min_grid_size, int* block_size, const void* func,
+                                     std::size_t dynamic_shared_bytes, int block_size_limit);
+}  // namespace course_emu::detail
+
+/// @brief The block size (at most `blockSizeLimit`, 0 for no limit) with the
+/// most resident threads per SM, by the same model as
+/// cudaOccupancyMaxActiveBlocksPerMultiprocessor, and the grid size that
+/// fills every SM with such blocks.
+template <class T>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, T func,
+                                               std::size_t dynamicSMemSize = 0, int blockSizeLimit = 0) {
+    return course_emu::detail::max_potential_block_size(minGridSize, blockSize, reinterpret_cast<const void*>(func),
+                                                        dynamicSMemSize, blockSizeLimit);
 }
 
 namespace course_emu {
