@@ -309,7 +309,7 @@ TEST_CASE("Preprocessor directives are copied, #define bodies are translated",
     }
 }
 
-TEST_CASE("Static __shared__ declarations in a function register each name after their ';'",
+TEST_CASE("Static __shared__ declarations in a function register each name after their semicolon",
           "[emu][translator][shared]") {
     SECTION("every placement of __shared__ and of qualifiers") {
         const auto [source, name] = GENERATE(table<std::string, std::string>({
