@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace course_emu {
 
@@ -117,107 +118,53 @@ T atomic_extremum(const char* function, AtomicKind kind, T* address, T val, Bett
 
 // CUDA's atomic functions, in the global namespace with CUDA's signatures
 // and results: each returns the value `*address` held before the operation.
+// One template per function stands for CUDA's overloads: `T` is taken from
+// the pointer alone and must be one of the types CUDA provides, and the
+// other arguments convert to it as they would to an overload's parameters.
 
-/// @brief `*address += val`; returns the old value.
-inline int atomicAdd(int* address, int val) {
-    return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
-                                            [val](auto& ref) { return ref.fetch_add(val); });
-}
-/// @brief `*address += val`; returns the old value.
-inline unsigned int atomicAdd(unsigned int* address, unsigned int val) {
-    return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
-                                            [val](auto& ref) { return ref.fetch_add(val); });
-}
-/// @brief `*address += val`; returns the old value.
-inline unsigned long long int atomicAdd(unsigned long long int* address, unsigned long long int val) {
-    return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
-                                            [val](auto& ref) { return ref.fetch_add(val); });
-}
-/// @brief `*address += val`; returns the old value.
-inline float atomicAdd(float* address, float val) {
-    return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
-                                            [val](auto& ref) { return ref.fetch_add(val); });
-}
-/// @brief `*address += val`; returns the old value.
-inline double atomicAdd(double* address, double val) {
+namespace course_emu::detail {
+template <class T, class... Types>
+concept one_of = (std::is_same_v<T, Types> || ...);
+}  // namespace course_emu::detail
+
+/// @brief `*address += val` (int, unsigned int, unsigned long long, float, double); returns the old value.
+template <class T>
+    requires course_emu::detail::one_of<T, int, unsigned int, unsigned long long int, float, double>
+T atomicAdd(T* address, std::type_identity_t<T> val) {
     return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
                                             [val](auto& ref) { return ref.fetch_add(val); });
 }
 
-/// @brief `*address -= val`; returns the old value.
-inline int atomicSub(int* address, int val) {
-    return course_emu::detail::atomic_fetch("atomicSub", course_emu::detail::AtomicKind::sub, address,
-                                            [val](auto& ref) { return ref.fetch_sub(val); });
-}
-/// @brief `*address -= val`; returns the old value.
-inline unsigned int atomicSub(unsigned int* address, unsigned int val) {
+/// @brief `*address -= val` (int, unsigned int); returns the old value.
+template <class T>
+    requires course_emu::detail::one_of<T, int, unsigned int>
+T atomicSub(T* address, std::type_identity_t<T> val) {
     return course_emu::detail::atomic_fetch("atomicSub", course_emu::detail::AtomicKind::sub, address,
                                             [val](auto& ref) { return ref.fetch_sub(val); });
 }
 
-/// @brief `*address = val`; returns the old value.
-inline int atomicExch(int* address, int val) {
-    return course_emu::detail::atomic_fetch("atomicExch", course_emu::detail::AtomicKind::exch, address,
-                                            [val](auto& ref) { return ref.exchange(val); });
-}
-/// @brief `*address = val`; returns the old value.
-inline unsigned int atomicExch(unsigned int* address, unsigned int val) {
-    return course_emu::detail::atomic_fetch("atomicExch", course_emu::detail::AtomicKind::exch, address,
-                                            [val](auto& ref) { return ref.exchange(val); });
-}
-/// @brief `*address = val`; returns the old value.
-inline unsigned long long int atomicExch(unsigned long long int* address, unsigned long long int val) {
-    return course_emu::detail::atomic_fetch("atomicExch", course_emu::detail::AtomicKind::exch, address,
-                                            [val](auto& ref) { return ref.exchange(val); });
-}
-/// @brief `*address = val`; returns the old value.
-inline float atomicExch(float* address, float val) {
+/// @brief `*address = val` (int, unsigned int, unsigned long long, float); returns the old value.
+template <class T>
+    requires course_emu::detail::one_of<T, int, unsigned int, unsigned long long int, float>
+T atomicExch(T* address, std::type_identity_t<T> val) {
     return course_emu::detail::atomic_fetch("atomicExch", course_emu::detail::AtomicKind::exch, address,
                                             [val](auto& ref) { return ref.exchange(val); });
 }
 
-/// @brief `*address = min(*address, val)`; returns the old value.
-inline int atomicMin(int* address, int val) {
+/// @brief `*address = min(*address, val)` (int, unsigned int, long long, unsigned long long); returns the old value.
+template <class T>
+    requires course_emu::detail::one_of<T, int, unsigned int, long long int, unsigned long long int>
+T atomicMin(T* address, std::type_identity_t<T> val) {
     return course_emu::detail::atomic_extremum("atomicMin", course_emu::detail::AtomicKind::min, address, val,
-                                               [](int a, int b) { return a < b; });
-}
-/// @brief `*address = min(*address, val)`; returns the old value.
-inline unsigned int atomicMin(unsigned int* address, unsigned int val) {
-    return course_emu::detail::atomic_extremum("atomicMin", course_emu::detail::AtomicKind::min, address, val,
-                                               [](unsigned int a, unsigned int b) { return a < b; });
-}
-/// @brief `*address = min(*address, val)`; returns the old value.
-inline long long int atomicMin(long long int* address, long long int val) {
-    return course_emu::detail::atomic_extremum("atomicMin", course_emu::detail::AtomicKind::min, address, val,
-                                               [](long long int a, long long int b) { return a < b; });
-}
-/// @brief `*address = min(*address, val)`; returns the old value.
-inline unsigned long long int atomicMin(unsigned long long int* address, unsigned long long int val) {
-    return course_emu::detail::atomic_extremum(
-        "atomicMin", course_emu::detail::AtomicKind::min, address, val,
-        [](unsigned long long int a, unsigned long long int b) { return a < b; });
+                                               [](T a, T b) { return a < b; });
 }
 
-/// @brief `*address = max(*address, val)`; returns the old value.
-inline int atomicMax(int* address, int val) {
+/// @brief `*address = max(*address, val)` (int, unsigned int, long long, unsigned long long); returns the old value.
+template <class T>
+    requires course_emu::detail::one_of<T, int, unsigned int, long long int, unsigned long long int>
+T atomicMax(T* address, std::type_identity_t<T> val) {
     return course_emu::detail::atomic_extremum("atomicMax", course_emu::detail::AtomicKind::max, address, val,
-                                               [](int a, int b) { return a > b; });
-}
-/// @brief `*address = max(*address, val)`; returns the old value.
-inline unsigned int atomicMax(unsigned int* address, unsigned int val) {
-    return course_emu::detail::atomic_extremum("atomicMax", course_emu::detail::AtomicKind::max, address, val,
-                                               [](unsigned int a, unsigned int b) { return a > b; });
-}
-/// @brief `*address = max(*address, val)`; returns the old value.
-inline long long int atomicMax(long long int* address, long long int val) {
-    return course_emu::detail::atomic_extremum("atomicMax", course_emu::detail::AtomicKind::max, address, val,
-                                               [](long long int a, long long int b) { return a > b; });
-}
-/// @brief `*address = max(*address, val)`; returns the old value.
-inline unsigned long long int atomicMax(unsigned long long int* address, unsigned long long int val) {
-    return course_emu::detail::atomic_extremum(
-        "atomicMax", course_emu::detail::AtomicKind::max, address, val,
-        [](unsigned long long int a, unsigned long long int b) { return a > b; });
+                                               [](T a, T b) { return a > b; });
 }
 
 /// @brief A counter that wraps to 0 after `val`:
@@ -235,92 +182,39 @@ inline unsigned int atomicDec(unsigned int* address, unsigned int val) {
         [val](unsigned int old) { return old == 0u || old > val ? val : old - 1u; });
 }
 
-/// @brief `*address &= val`; returns the old value.
-inline int atomicAnd(int* address, int val) {
-    return course_emu::detail::atomic_fetch("atomicAnd", course_emu::detail::AtomicKind::and_, address,
-                                            [val](auto& ref) { return ref.fetch_and(val); });
-}
-/// @brief `*address &= val`; returns the old value.
-inline unsigned int atomicAnd(unsigned int* address, unsigned int val) {
-    return course_emu::detail::atomic_fetch("atomicAnd", course_emu::detail::AtomicKind::and_, address,
-                                            [val](auto& ref) { return ref.fetch_and(val); });
-}
-/// @brief `*address &= val`; returns the old value.
-inline unsigned long long int atomicAnd(unsigned long long int* address, unsigned long long int val) {
+/// @brief `*address &= val` (int, unsigned int, unsigned long long); returns the old value.
+template <class T>
+    requires course_emu::detail::one_of<T, int, unsigned int, unsigned long long int>
+T atomicAnd(T* address, std::type_identity_t<T> val) {
     return course_emu::detail::atomic_fetch("atomicAnd", course_emu::detail::AtomicKind::and_, address,
                                             [val](auto& ref) { return ref.fetch_and(val); });
 }
 
-/// @brief `*address |= val`; returns the old value.
-inline int atomicOr(int* address, int val) {
-    return course_emu::detail::atomic_fetch("atomicOr", course_emu::detail::AtomicKind::or_, address,
-                                            [val](auto& ref) { return ref.fetch_or(val); });
-}
-/// @brief `*address |= val`; returns the old value.
-inline unsigned int atomicOr(unsigned int* address, unsigned int val) {
-    return course_emu::detail::atomic_fetch("atomicOr", course_emu::detail::AtomicKind::or_, address,
-                                            [val](auto& ref) { return ref.fetch_or(val); });
-}
-/// @brief `*address |= val`; returns the old value.
-inline unsigned long long int atomicOr(unsigned long long int* address, unsigned long long int val) {
+/// @brief `*address |= val` (int, unsigned int, unsigned long long); returns the old value.
+template <class T>
+    requires course_emu::detail::one_of<T, int, unsigned int, unsigned long long int>
+T atomicOr(T* address, std::type_identity_t<T> val) {
     return course_emu::detail::atomic_fetch("atomicOr", course_emu::detail::AtomicKind::or_, address,
                                             [val](auto& ref) { return ref.fetch_or(val); });
 }
 
-/// @brief `*address ^= val`; returns the old value.
-inline int atomicXor(int* address, int val) {
-    return course_emu::detail::atomic_fetch("atomicXor", course_emu::detail::AtomicKind::xor_, address,
-                                            [val](auto& ref) { return ref.fetch_xor(val); });
-}
-/// @brief `*address ^= val`; returns the old value.
-inline unsigned int atomicXor(unsigned int* address, unsigned int val) {
-    return course_emu::detail::atomic_fetch("atomicXor", course_emu::detail::AtomicKind::xor_, address,
-                                            [val](auto& ref) { return ref.fetch_xor(val); });
-}
-/// @brief `*address ^= val`; returns the old value.
-inline unsigned long long int atomicXor(unsigned long long int* address, unsigned long long int val) {
+/// @brief `*address ^= val` (int, unsigned int, unsigned long long); returns the old value.
+template <class T>
+    requires course_emu::detail::one_of<T, int, unsigned int, unsigned long long int>
+T atomicXor(T* address, std::type_identity_t<T> val) {
     return course_emu::detail::atomic_fetch("atomicXor", course_emu::detail::AtomicKind::xor_, address,
                                             [val](auto& ref) { return ref.fetch_xor(val); });
 }
 
-/// @brief `*address = (old == compare) ? val : old`; returns the old value,
-/// so the swap happened exactly when the result equals `compare`.
-inline unsigned short int atomicCAS(unsigned short int* address, unsigned short int compare,
-                                    unsigned short int val) {
+/// @brief `*address = (old == compare) ? val : old` (unsigned short, int,
+/// unsigned int, unsigned long long); returns the old value, so the swap
+/// happened exactly when the result equals `compare`.
+template <class T>
+    requires course_emu::detail::one_of<T, unsigned short int, int, unsigned int, unsigned long long int>
+T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identity_t<T> val) {
     return course_emu::detail::atomic_fetch("atomicCAS", course_emu::detail::AtomicKind::cas, address,
                                             [compare, val](auto& ref) {
-                                                unsigned short int old = compare;
-                                                ref.compare_exchange_strong(old, val);
-                                                return old;
-                                            });
-}
-/// @brief `*address = (old == compare) ? val : old`; returns the old value,
-/// so the swap happened exactly when the result equals `compare`.
-inline int atomicCAS(int* address, int compare, int val) {
-    return course_emu::detail::atomic_fetch("atomicCAS", course_emu::detail::AtomicKind::cas, address,
-                                            [compare, val](auto& ref) {
-                                                int old = compare;
-                                                ref.compare_exchange_strong(old, val);
-                                                return old;
-                                            });
-}
-/// @brief `*address = (old == compare) ? val : old`; returns the old value,
-/// so the swap happened exactly when the result equals `compare`.
-inline unsigned int atomicCAS(unsigned int* address, unsigned int compare, unsigned int val) {
-    return course_emu::detail::atomic_fetch("atomicCAS", course_emu::detail::AtomicKind::cas, address,
-                                            [compare, val](auto& ref) {
-                                                unsigned int old = compare;
-                                                ref.compare_exchange_strong(old, val);
-                                                return old;
-                                            });
-}
-/// @brief `*address = (old == compare) ? val : old`; returns the old value,
-/// so the swap happened exactly when the result equals `compare`.
-inline unsigned long long int atomicCAS(unsigned long long int* address, unsigned long long int compare,
-                                        unsigned long long int val) {
-    return course_emu::detail::atomic_fetch("atomicCAS", course_emu::detail::AtomicKind::cas, address,
-                                            [compare, val](auto& ref) {
-                                                unsigned long long int old = compare;
+                                                T old = compare;
                                                 ref.compare_exchange_strong(old, val);
                                                 return old;
                                             });
