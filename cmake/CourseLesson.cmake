@@ -5,7 +5,9 @@
 #     SOURCES file.cu ...        # implementation files, taken from COURSE_SOURCE/NN-slug/
 #     TESTS   file_test.cpp ...  # Catch2 tests in tests/NN-slug/
 #     MUTANTS name.mutant ...    # known-wrong edits of the solution, in tests/NN-slug/mutants/
-#     POINTS  N)                 # the lesson's points, shared out over its test cases
+#     POINTS  N                  # the lesson's points, shared out over its test cases
+#     BENCH   file_bench.cu      # optional: GPU benchmark in tests/NN-slug/ (common/include/course/bench.hpp)
+#     BENCH_LIBRARIES CUDA::cublas ...)  # optional: what the benchmark links besides the CUDA runtime
 #
 # The lesson's tests are compiled once into an object library and linked into
 # one program per implementation: the graded one (COURSE_SOURCE), and with
@@ -86,7 +88,7 @@ function(_course_variant key variant lesson_dir)
 endfunction()
 
 function(course_lesson NN slug)
-  cmake_parse_arguments(L "" "TITLE;POINTS" "SOURCES;TESTS;MUTANTS" ${ARGN})
+  cmake_parse_arguments(L "" "TITLE;POINTS;BENCH" "SOURCES;TESTS;MUTANTS;BENCH_LIBRARIES" ${ARGN})
   if(NOT L_TITLE OR NOT L_POINTS OR NOT L_SOURCES OR NOT L_TESTS)
     message(FATAL_ERROR "course_lesson(${NN} ${slug}): TITLE, POINTS, SOURCES and TESTS are required")
   endif()
@@ -111,7 +113,16 @@ function(course_lesson NN slug)
     TEST_PREFIX "${NN}: "
     PROPERTIES LABELS "${key};graded" ${COURSE_TEST_PROPERTIES})
 
-  file(APPEND "${COURSE_META_DIR}/lessons.tsv" "${NN}\t${slug}\t${L_TITLE}\t${L_POINTS}\n")
+  # The benchmark: GPU only, built with the graded implementation.
+  set(has_bench 0)
+  if(L_BENCH AND COURSE_BACKEND_RESOLVED STREQUAL "cuda")
+    add_executable(${key}_bench "${test_dir}/${L_BENCH}" ${graded_files})
+    target_include_directories(${key}_bench PRIVATE "${lesson_dir}" "${test_dir}")
+    target_link_libraries(${key}_bench PRIVATE course_harness CUDA::cudart ${L_BENCH_LIBRARIES})
+    set(has_bench 1)
+  endif()
+
+  file(APPEND "${COURSE_META_DIR}/lessons.tsv" "${NN}\t${slug}\t${L_TITLE}\t${L_POINTS}\t${has_bench}\n")
 
   if(NOT COURSE_CHECK)
     return()
@@ -155,8 +166,12 @@ function(course_lesson NN slug)
     set(all_cu ${L_SOURCES})
     list(TRANSFORM all_cu PREPEND "${CMAKE_SOURCE_DIR}/starter/${folder}/" OUTPUT_VARIABLE starter_cu)
     list(TRANSFORM all_cu PREPEND "${CMAKE_SOURCE_DIR}/solutions/${folder}/" OUTPUT_VARIABLE solution_cu)
+    set(bench_cu "")
+    if(L_BENCH)
+      set(bench_cu "${test_dir}/${L_BENCH}")
+    endif()
     file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects")
-    foreach(cu IN LISTS starter_cu solution_cu mutant_cu)
+    foreach(cu IN LISTS starter_cu solution_cu mutant_cu bench_cu)
       if(cu MATCHES "^${CMAKE_CURRENT_BINARY_DIR}/")
         file(RELATIVE_PATH rel "${CMAKE_CURRENT_BINARY_DIR}" "${cu}")
       else()
@@ -165,7 +180,7 @@ function(course_lesson NN slug)
       string(MAKE_C_IDENTIFIER "${rel}" object)
       add_test(NAME "${NN}: nvcc compiles ${rel}"
         COMMAND "${COURSE_NVCC}" -arch=sm_${COURSE_NVCC_ARCH} -std=c++20 -Werror all-warnings
-                -I "${lesson_dir}" -I "${CMAKE_SOURCE_DIR}/common/include"
+                -I "${lesson_dir}" -I "${test_dir}" -I "${CMAKE_SOURCE_DIR}/common/include"
                 -c "${cu}" -o "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects/${object}.o")
       set_tests_properties("${NN}: nvcc compiles ${rel}" PROPERTIES LABELS "${key};nvcc" TIMEOUT 300)
     endforeach()

@@ -1,0 +1,125 @@
+// bench_plot: draws a lesson's benchmark CSV (written by course::Bench) as an
+// SVG bar chart of effective bandwidth against the measured device-to-device
+// copy bandwidth, with the device named, for the lesson's page.
+//
+//   course_bench_plot RESULTS.csv OUTPUT.svg
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (char c : line) {
+        if (c == '"') quoted = !quoted;
+        else if (c == ',' && !quoted) fields.emplace_back();
+        else fields.back() += c;
+    }
+    return fields;
+}
+
+std::string escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '&') out += "&amp;";
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else out += c;
+    }
+    return out;
+}
+
+struct Row {
+    std::string name;
+    bool library = false;
+    double gb_per_s = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::cerr << "usage: course_bench_plot RESULTS.csv OUTPUT.svg\n";
+        return 2;
+    }
+    std::ifstream in(argv[1]);
+    if (!in) {
+        std::cerr << argv[1] << ": cannot read\n";
+        return 1;
+    }
+    std::string line;
+    std::getline(in, line);  // header
+    std::vector<Row> rows;
+    std::string lesson, device, title;
+    double copy = 0;
+    while (std::getline(in, line)) {
+        const std::vector<std::string> f = split_csv_line(line);
+        if (f.size() < 14) continue;
+        rows.push_back({f[1], f[2] == "1", std::stod(f[8])});
+        lesson = f[0];
+        copy = std::stod(f[11]);
+        device = f[12];
+        title = f[13];
+    }
+    if (rows.empty()) {
+        std::cerr << argv[1] << ": no results\n";
+        return 1;
+    }
+
+    const int label_w = 330, bar_w = 470, row_h = 30, top = 78, left = 10;
+    const int width = left + label_w + bar_w + 90;
+    const int height = top + static_cast<int>(rows.size()) * row_h + 50;
+    double scale_max = copy;
+    for (const Row& r : rows) scale_max = std::max(scale_max, r.gb_per_s);
+    scale_max *= 1.08;
+    const auto x_of = [&](double v) { return left + label_w + v / scale_max * bar_w; };
+
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+
+    std::ostringstream svg;
+    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+        << "\" viewBox=\"0 0 " << width << " " << height << "\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n"
+        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        << "<text x=\"" << left << "\" y=\"24\" font-size=\"17\" font-weight=\"bold\">Lesson " << escape(lesson)
+        << ": " << escape(title) << "</text>\n"
+        << "<text x=\"" << left << "\" y=\"46\" font-size=\"13\" fill=\"#444\">Effective bandwidth (GB/s, bytes read"
+        << " + written; median of repeated runs). Measured on " << escape(device) << ", " << date << ".</text>\n";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        const int y = top + static_cast<int>(i) * row_h;
+        const bool yours = r.name.rfind("your", 0) == 0;
+        const char* colour = r.library ? "#9e9e9e" : yours ? "#f28e2b" : "#4e79a7";
+        svg << "<text x=\"" << left + label_w - 8 << "\" y=\"" << y + 19 << "\" font-size=\"13\" text-anchor=\"end\">"
+            << escape(r.name) << "</text>\n"
+            << "<rect x=\"" << left + label_w << "\" y=\"" << y + 5 << "\" width=\"" << x_of(r.gb_per_s) - left - label_w
+            << "\" height=\"" << row_h - 10 << "\" fill=\"" << colour << "\"/>\n"
+            << "<text x=\"" << x_of(r.gb_per_s) + 6 << "\" y=\"" << y + 19 << "\" font-size=\"12\">"
+            << static_cast<long>(r.gb_per_s + 0.5) << "</text>\n";
+    }
+    const double cx = x_of(copy);
+    const int bottom = top + static_cast<int>(rows.size()) * row_h;
+    svg << "<line x1=\"" << cx << "\" y1=\"" << top - 6 << "\" x2=\"" << cx << "\" y2=\"" << bottom + 4
+        << "\" stroke=\"#e15759\" stroke-width=\"2\" stroke-dasharray=\"6,4\"/>\n"
+        << "<text x=\"" << cx << "\" y=\"" << bottom + 22 << "\" font-size=\"12\" fill=\"#e15759\" text-anchor=\"middle\">"
+        << "device-to-device copy: " << static_cast<long>(copy + 0.5) << " GB/s</text>\n"
+        << "<text x=\"" << left << "\" y=\"" << bottom + 40 << "\" font-size=\"11\" fill=\"#666\">blue: course kernels;"
+        << " orange: your code; grey: library baseline</text>\n"
+        << "</svg>\n";
+
+    std::ofstream out(argv[2]);
+    out << svg.str();
+    if (!out) {
+        std::cerr << argv[2] << ": cannot write\n";
+        return 1;
+    }
+    return 0;
+}
