@@ -146,6 +146,25 @@ struct Runner {
     ctx::fiber scheduler;  // held while it runs
     ThreadSlot* current = nullptr;
     bool abandoned = false;  // left by a jump out of a signal handler: never resumed
+    // True only while the runner executes the kernel's own code, never the
+    // emulator's (which may hold malloc's or a container's lock): only then
+    // may a signal handler abandon the thread by leaving its fiber.
+    volatile std::sig_atomic_t in_kernel_code = 0;
+};
+
+// Marks emulator code run on a thread's behalf (barriers, collectives,
+// scheduling points): a signal arriving here is handled at the next
+// scheduling step instead of by leaving the fiber.
+class RuntimeSection {
+public:
+    explicit RuntimeSection(Runner* r) : runner_(r), saved_(r->in_kernel_code) { r->in_kernel_code = 0; }
+    ~RuntimeSection() { runner_->in_kernel_code = saved_; }
+    RuntimeSection(const RuntimeSection&) = delete;
+    RuntimeSection& operator=(const RuntimeSection&) = delete;
+
+private:
+    Runner* runner_;
+    std::sig_atomic_t saved_;
 };
 
 struct WarpMeeting {
@@ -244,6 +263,7 @@ public:
     // ---- called from a thread's code (on its runner's fiber)
 
     int barrier(const char* file, int line, BarrierKind kind, int predicate) {
+        RuntimeSection section(t_runner);
         ThreadSlot& me = *t_runner->current;
         if (exited_ > 0) {
             thread_fault(cudaErrorLaunchFailure, file, line,
@@ -292,6 +312,7 @@ public:
 
     unsigned long long warp(const char* file, int line, WarpOp op, unsigned mask, unsigned long long value, int arg,
                             int width) {
+        RuntimeSection section(t_runner);
         ThreadSlot& me = *t_runner->current;
         const unsigned lane = me.linear % 32;
         const unsigned warp_index = me.linear / 32;
@@ -353,6 +374,7 @@ public:
     // scheduler starts the threads not yet started before it comes back, so
     // the threads of a block meet at their atomics and a CAS loop retries.
     void yield() {
+        RuntimeSection section(t_runner);
         ThreadSlot& me = *t_runner->current;
         make_ready(me, 0);
         me.yielded = true;
@@ -446,7 +468,9 @@ private:
         current_thread = &s.ctx;
         g_running_thread.store(&s.ctx, std::memory_order_relaxed);
         try {
+            r.in_kernel_code = 1;
             grid_.thread_body(grid_.state);
+            r.in_kernel_code = 0;
         } catch (const FaultSignal& signal) {
             // A fault raised without a source position is placed at the launch.
             const bool placed = signal.fault.file != nullptr && signal.fault.file[0] != '\0';
@@ -461,6 +485,7 @@ private:
                                std::string("exception thrown in kernel code: ") + e.what(), s.ctx);
             stopping_ = true;
         }
+        r.in_kernel_code = 0;
         current_thread = nullptr;
         s.state = ThreadSlot::State::done;
         ++exited_;
@@ -658,7 +683,7 @@ struct sigaction g_previous_segv {};
 struct sigaction g_previous_bus {};
 
 void on_memory_fault(int signal, siginfo_t* info, void* context) {
-    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr) {
+    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr || !t_runner->in_kernel_code) {
         // Not in kernel code: whoever handled this before us (Catch2 reports
         // it as a crash), or the default action.
         const struct sigaction& previous = signal == SIGSEGV ? g_previous_segv : g_previous_bus;
@@ -692,7 +717,7 @@ void on_memory_fault(int signal, siginfo_t* info, void* context) {
 }
 
 void on_interrupt(int, siginfo_t*, void*) {
-    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr) {
+    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr || !t_runner->in_kernel_code) {
         t_interrupted = 1;  // the scheduler looks at this between threads
         return;
     }
@@ -778,6 +803,9 @@ namespace {
 }  // namespace
 
 void raise_fault(const char* file, int line, const char* what, cudaError_t code) {
+    // Throwing allocates and unwinding takes the loader's lock: from here on
+    // this is the emulator's code, not the kernel's (see Runner::in_kernel_code).
+    if (detail::t_runner != nullptr) detail::t_runner->in_kernel_code = 0;
     throw detail::FaultSignal{Fault{file, line, what, code}};
 }
 
@@ -804,6 +832,8 @@ void* dynamic_shared_memory() {
 }
 
 void shared_declared(const volatile void* shared, std::size_t bytes) {
+    if (detail::t_runner == nullptr) return;  // not in a kernel: nothing to register
+    detail::RuntimeSection section(detail::t_runner);
     void* address = const_cast<void*>(shared);
     if (!detail::t_static_shared.insert(address).second) return;
     // The first thread of the block to pass the declaration poisons it, so a
