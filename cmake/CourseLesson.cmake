@@ -119,6 +119,9 @@ function(course_lesson NN slug)
     add_executable(${key}_bench "${test_dir}/${L_BENCH}" ${graded_files})
     target_include_directories(${key}_bench PRIVATE "${lesson_dir}" "${test_dir}")
     target_link_libraries(${key}_bench PRIVATE course_harness CUDA::cudart ${L_BENCH_LIBRARIES})
+    if(COURSE_SOURCE STREQUAL "solutions")
+      target_compile_definitions(${key}_bench PRIVATE COURSE_BENCH_OF_REFERENCE=1)  # labels its rows "reference"
+    endif()
     set(has_bench 1)
   endif()
 

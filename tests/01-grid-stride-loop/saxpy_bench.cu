@@ -1,6 +1,6 @@
 // Lesson 01 benchmark (GPU only): SAXPY over 2^26 floats. One thread per
 // element against the grid-stride loop at several grid sizes, a float4
-// grid-stride loop, your launch_saxpy, and cuBLAS, against the measured
+// grid-stride loop, your launch_saxpy (or the reference's), and cuBLAS, against the measured
 // device-to-device copy bandwidth.
 //
 //   lesson01_bench [output.csv]
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     variants.push_back({"grid-stride float4, SMs x 32 blocks", [&](int s, float a) {
                             saxpy_grid_stride_float4<<<sms * 32, kThreads>>>(n, a, b.x[s].data(), b.y[s].data());
                         }, false});
-    variants.push_back({"your launch_saxpy (saxpy_launch_shape)", [&](int s, float a) {
+    variants.push_back({course::implementation_label("launch_saxpy"), [&](int s, float a) {
                             lesson01::launch_saxpy(lesson01::saxpy_launch_shape(n), n, a, b.x[s].data(),
                                                    b.y[s].data());
                         }, false});

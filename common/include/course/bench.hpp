@@ -27,6 +27,17 @@
 
 namespace course {
 
+/// @brief How a benchmark names the graded implementation's row: "your
+/// launch_saxpy" for a student's code, "reference launch_saxpy" when the
+/// benchmark was built from solutions/ (the figures committed to the lessons).
+inline std::string implementation_label(const std::string& function) {
+#ifdef COURSE_BENCH_OF_REFERENCE
+    return "reference " + function;
+#else
+    return "your " + function;
+#endif
+}
+
 /// @brief One variant's timings (milliseconds per run) and the work it does per run.
 struct BenchResult {
     std::string name;       ///< The variant, as printed.
