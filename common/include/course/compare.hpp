@@ -18,7 +18,7 @@ namespace course {
 
 /// @brief The outcome of a comparison: ok, or a readable explanation.
 struct Comparison {
-    bool ok = true;
+    bool ok = true;       ///< True when every element is acceptable.
     std::string message;  ///< Empty when ok.
 };
 
@@ -30,13 +30,16 @@ struct CompareContext {
     std::string hint_if_untouched;           ///< Lesson-specific advice when elements were never written.
 };
 
+/// @brief Helpers of the comparisons below; tests do not call them.
 namespace detail {
 
+/// @brief True when `a` and `b` have the same bytes (so NaN equals the same NaN, and -0 differs from +0).
 template <class T>
 bool bitwise_equal(const T& a, const T& b) {
     return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
+/// @brief `v` as a message shows it: floats with 9 significant digits, "NaN", chars as numbers.
 template <class T>
 std::string show(const T& v) {
     std::ostringstream out;

@@ -43,10 +43,14 @@ public:
     /// @brief Allocates and uploads a copy of `host`.
     explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
 
+    /// @brief Not copyable: one owner per allocation.
     DeviceBuffer(const DeviceBuffer&) = delete;
+    /// @brief Not copyable: one owner per allocation.
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    /// @brief Takes over `other`'s allocation, leaving `other` empty.
     DeviceBuffer(DeviceBuffer&& other) noexcept
         : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    /// @brief Frees this buffer's allocation and takes over `other`'s, leaving `other` empty.
     DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
         if (this != &other) {
             release();
@@ -55,6 +59,7 @@ public:
         }
         return *this;
     }
+    /// @brief Frees the allocation (a failed free is reported on stderr, never thrown).
     ~DeviceBuffer() { release(); }
 
     /// @brief The device pointer (null when empty).
