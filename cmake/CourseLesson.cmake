@@ -5,6 +5,8 @@
 #     SOURCES file.cu ...        # implementation files, taken from COURSE_SOURCE/NN-slug/
 #     TESTS   file_test.cpp ...  # Catch2 tests in tests/NN-slug/
 #     MUTANTS name.mutant ...    # known-wrong edits of the solution, in tests/NN-slug/mutants/
+#     EMU_ONLY_MUTANTS name.mutant ...  # mutants only the emulator can catch (e.g. by counting
+#                                # atomics): rejected on the emulator, compile-checked everywhere
 #     POINTS  N                  # the lesson's points, shared out over its test cases
 #     BENCH   file_bench.cu      # optional: GPU benchmark in tests/NN-slug/ (common/include/course/bench.hpp)
 #     BENCH_LIBRARIES CUDA::cublas ...)  # optional: what the benchmark links besides the CUDA runtime
@@ -88,7 +90,7 @@ function(_course_variant key variant lesson_dir)
 endfunction()
 
 function(course_lesson NN slug)
-  cmake_parse_arguments(L "" "TITLE;POINTS;BENCH" "SOURCES;TESTS;MUTANTS;BENCH_LIBRARIES" ${ARGN})
+  cmake_parse_arguments(L "" "TITLE;POINTS;BENCH" "SOURCES;TESTS;MUTANTS;EMU_ONLY_MUTANTS;BENCH_LIBRARIES" ${ARGN})
   if(NOT L_TITLE OR NOT L_POINTS OR NOT L_SOURCES OR NOT L_TESTS)
     message(FATAL_ERROR "course_lesson(${NN} ${slug}): TITLE, POINTS, SOURCES and TESTS are required")
   endif()
@@ -144,7 +146,11 @@ function(course_lesson NN slug)
   list(POP_FRONT solution_files edited_solution)
   get_filename_component(edited_name "${edited_solution}" NAME)
   set(mutant_cu "")
-  foreach(mutant IN LISTS L_MUTANTS)
+  set(mutants ${L_MUTANTS})
+  if(COURSE_BACKEND_RESOLVED STREQUAL "emu")
+    list(APPEND mutants ${L_EMU_ONLY_MUTANTS})
+  endif()
+  foreach(mutant IN LISTS mutants)
     get_filename_component(name "${mutant}" NAME_WE)
     set(generated "${CMAKE_CURRENT_BINARY_DIR}/mutants/${key}/${name}/${edited_name}")
     add_custom_command(
