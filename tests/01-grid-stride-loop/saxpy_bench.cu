@@ -116,24 +116,10 @@ int main(int argc, char** argv) {
                         }, true});
 
     for (const Variant& v : variants) {
-        // Verify before timing: a fast wrong kernel is not a result.
-        bool ok = false;
-        try {
-            ok = verify(b, n, v.run);
-        } catch (const std::exception& e) {
-            bench.skip(v.name, e.what());
-            continue;
-        }
-        if (!ok) {
-            bench.skip(v.name, "wrong result (y != 3 * 1 + 2 somewhere)");
-            continue;
-        }
-        const auto timed = [&](int s) { v.run(s, 1.0001f); };
-        if (v.library) {
-            bench.add_library(v.name, timed, bytes);
-        } else {
-            bench.add(v.name, timed, bytes);
-        }
+        bench.add_checked(
+            v.name, v.library,
+            [&] { return verify(b, n, v.run) ? std::string() : std::string("wrong result (y != 3 * 1 + 2 somewhere)"); },
+            [&](int s) { v.run(s, 1.0001f); }, bytes);
     }
     COURSE_CUBLAS_CHECK(cublasDestroy(cublas));
     bench.report(csv);

@@ -99,15 +99,10 @@ struct Variant {
 // returns "" when the value is the minimum and the index holds it, otherwise
 // why the variant will not be timed.
 std::string check_against_cpu(const Variant& v, const std::vector<float>& host, float minimum) {
-    lesson02::host::ValueIndex got{};
-    try {
-        v.run(0);
-        COURSE_CUDA_CHECK(cudaGetLastError());
-        COURSE_CUDA_CHECK(cudaDeviceSynchronize());
-        got = v.read();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
+    v.run(0);  // a failing call throws; Bench::add_checked reports it
+    COURSE_CUDA_CHECK(cudaGetLastError());
+    COURSE_CUDA_CHECK(cudaDeviceSynchronize());
+    const lesson02::host::ValueIndex got = v.read();
     const bool index_holds_it = got.index >= 0 && static_cast<std::size_t>(got.index) < host.size() &&
                                 host[static_cast<std::size_t>(got.index)] == got.value;
     if (got.value == minimum && index_holds_it) return "";
@@ -196,15 +191,8 @@ int main(int argc, char** argv) {
                         false});
 
     for (const Variant& v : variants) {
-        // Verify before timing: a fast wrong kernel is not a result.
-        const std::string wrong = check_against_cpu(v, host_set0, expected.value);
-        if (!wrong.empty()) {
-            bench.skip(v.name, wrong);
-        } else if (v.library) {
-            bench.add_library(v.name, v.run, bytes);
-        } else {
-            bench.add(v.name, v.run, bytes);
-        }
+        bench.add_checked(v.name, v.library, [&] { return check_against_cpu(v, host_set0, expected.value); }, v.run,
+                          bytes);
     }
     bench.report(csv);
     return 0;

@@ -154,28 +154,16 @@ int main(int argc, char** argv) {
                         }, [&] { return thrust_answer; }, false});
 
     for (const Variant& v : variants) {
-        // Verify before timing: a fast wrong kernel is not a result.
-        ArgResult got{};
-        try {
+        const auto check = [&]() -> std::string {
             v.run(0);
             COURSE_CUDA_CHECK(cudaGetLastError());
             COURSE_CUDA_CHECK(cudaDeviceSynchronize());
-            got = v.answer();
-        } catch (const std::exception& e) {
-            bench.skip(v.name, e.what());
-            continue;
-        }
-        if (got.index != expected.index || got.value != expected.value || got.index != cub_first) {
-            bench.skip(v.name, "wrong answer: (" + std::to_string(got.value) + ", " + std::to_string(got.index) +
-                                   "), expected (" + std::to_string(expected.value) + ", " +
-                                   std::to_string(expected.index) + ")");
-            continue;
-        }
-        if (v.library) {
-            bench.add_library(v.name, v.run, bytes);
-        } else {
-            bench.add(v.name, v.run, bytes);
-        }
+            const ArgResult got = v.answer();
+            if (got.index == expected.index && got.value == expected.value && got.index == cub_first) return "";
+            return "wrong answer: (" + std::to_string(got.value) + ", " + std::to_string(got.index) + "), expected (" +
+                   std::to_string(expected.value) + ", " + std::to_string(expected.index) + ")";
+        };
+        bench.add_checked(v.name, v.library, check, v.run, bytes);
     }
     bench.report(csv);
     return 0;

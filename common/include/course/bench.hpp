@@ -7,8 +7,9 @@
 /// @code
 /// course::Bench bench("01", "SAXPY over 2^26 floats");
 /// const int sets = bench.rotation_sets(bytes_per_set);   // buffers for that many runs
-/// bench.add("grid-stride, SMs x 32", [&](int set) { launch(...on buffers[set]...); }, bytes_moved);
-/// bench.add_library("cuBLAS cublasSaxpy", [&](int set) { ... }, bytes_moved);
+/// bench.add_checked("grid-stride, SMs x 32", false, check_it,  // verify first, then time
+///                   [&](int set) { launch(...on buffers[set]...); }, bytes_moved);
+/// bench.add_checked("cuBLAS cublasSaxpy", true, check_cublas, [&](int set) { ... }, bytes_moved);
 /// bench.report("saxpy.csv");                             // prints the table, writes the CSV
 /// @endcode
 /// Every variant should be checked for correctness before it is added:
@@ -109,6 +110,33 @@ public:
         BenchResult r = time_variant(name, run, sets_, bytes, flops);
         r.library = true;
         results_.push_back(r);
+    }
+
+    /// @brief Verifies a variant, then times it: `check()` runs it once and
+    /// returns "" when its result is right, or why it is wrong. A variant whose
+    /// check fails or throws is listed as not timed: a fast wrong kernel is not
+    /// a result.
+    /// @param name    the variant's name in the table.
+    /// @param library true for a library baseline (see add_library()).
+    /// @param check   runs the variant once and judges its result.
+    /// @param run     launches one timed run on buffer set `set` (see add()).
+    /// @param bytes   bytes read and written by one run.
+    /// @param flops   floating-point operations of one run (0 for memory-bound work).
+    void add_checked(const std::string& name, bool library, const std::function<std::string()>& check,
+                     const std::function<void(int)>& run, double bytes, double flops = 0) {
+        std::string wrong;
+        try {
+            wrong = check();
+        } catch (const std::exception& e) {
+            wrong = e.what();
+        }
+        if (!wrong.empty()) {
+            skip(name, wrong);
+        } else if (library) {
+            add_library(name, run, bytes, flops);
+        } else {
+            add(name, run, bytes, flops);
+        }
     }
 
     /// @brief Records a variant that was not timed because its result was wrong.
