@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <pthread.h>
 #include <string>
@@ -158,7 +159,11 @@ struct Runner {
 class RuntimeSection {
 public:
     explicit RuntimeSection(Runner* r) : runner_(r), saved_(r->in_kernel_code) { r->in_kernel_code = 0; }
-    ~RuntimeSection() { runner_->in_kernel_code = saved_; }
+    ~RuntimeSection() {
+        // Leaving by an exception (the block is being stopped) means
+        // unwinding, which takes the unwinder's locks: not kernel code either.
+        if (std::uncaught_exceptions() == 0) runner_->in_kernel_code = saved_;
+    }
     RuntimeSection(const RuntimeSection&) = delete;
     RuntimeSection& operator=(const RuntimeSection&) = delete;
 
@@ -388,7 +393,8 @@ public:
         pending_signal_what_ = what;
     }
 
-    const ThreadSlot* running_slot() const { return t_runner != nullptr ? t_runner->current : nullptr; }
+    /// Whether the block is being stopped (its threads unwinding).
+    bool stopping() const { return stopping_; }
 
 private:
     [[noreturn]] void thread_fault(cudaError_t code, const char* file, int line, const std::string& what) {
@@ -683,7 +689,8 @@ struct sigaction g_previous_segv {};
 struct sigaction g_previous_bus {};
 
 void on_memory_fault(int signal, siginfo_t* info, void* context) {
-    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr || !t_runner->in_kernel_code) {
+    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr || !t_runner->in_kernel_code ||
+        t_block->stopping()) {
         // Not in kernel code: whoever handled this before us (Catch2 reports
         // it as a crash), or the default action.
         const struct sigaction& previous = signal == SIGSEGV ? g_previous_segv : g_previous_bus;
@@ -717,7 +724,8 @@ void on_memory_fault(int signal, siginfo_t* info, void* context) {
 }
 
 void on_interrupt(int, siginfo_t*, void*) {
-    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr || !t_runner->in_kernel_code) {
+    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr || !t_runner->in_kernel_code ||
+        t_block->stopping()) {
         t_interrupted = 1;  // the scheduler looks at this between threads
         return;
     }
