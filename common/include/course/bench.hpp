@@ -173,6 +173,19 @@ public:
                         100.0 * r.gb_per_s() / copy_gb_per_s_, ratio);
         }
         for (const std::string& s : skipped_) std::printf("  not timed: %s\n", s.c_str());
+        // The fastest variant that is not the library: the shape to use.
+        const BenchResult* best = nullptr;
+        for (const BenchResult& r : results_) {
+            if (!r.library && (best == nullptr || r.median_ms < best->median_ms)) best = &r;
+        }
+        if (best != nullptr) {
+            std::printf("best: %s, %.4f ms, %.1f%% of copy%s\n", best->name.c_str(), best->median_ms,
+                        100.0 * best->gb_per_s() / copy_gb_per_s_,
+                        library != nullptr
+                            ? (", " + std::to_string(library->median_ms / best->median_ms).substr(0, 4) + "x library")
+                                  .c_str()
+                            : "");
+        }
 
         std::ofstream csv(csv_path);
         csv << "lesson,variant,library,median_ms,min_ms,max_ms,bytes,flops,gb_per_s,gflop_per_s,fraction_of_copy,"
