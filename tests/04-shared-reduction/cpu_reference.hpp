@@ -13,6 +13,8 @@
 /// below that bound, so it counts as exact here.
 #pragma once
 
+#include <course/accurate_sum.hpp>
+
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -34,19 +36,11 @@ struct ExactSum {
 };
 
 /// @brief The sum of `values` (float or double) in long double, with
-/// Neumaier's compensation, and the sum of their magnitudes.
+/// Neumaier's compensation (course::accurate_sum), and the sum of their magnitudes.
 template <class T>
 ExactSum exact_sum(const std::vector<T>& values) {
-    long double sum = 0, compensation = 0, sum_of_abs = 0;
-    for (const T v : values) {
-        const long double x = v;
-        const long double t = sum + x;
-        // The low-order part lost by the addition, from whichever operand was larger.
-        compensation += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-        sum = t;
-        sum_of_abs += std::fabs(x);
-    }
-    return {sum + compensation, sum_of_abs};
+    const course::AccurateSum r = course::accurate_sum(values);
+    return {r.sum, r.magnitude};
 }
 
 /// @brief How far a double-accumulated sum of n numbers may be from the exact

@@ -3,6 +3,8 @@
 /// compensation, and the tolerance a GPU sum must meet.
 #pragma once
 
+#include <course/accurate_sum.hpp>
+
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -17,18 +19,12 @@ struct Sum {
 };
 
 /// @brief Sums `values` (doubles or floats) with Neumaier's compensated
-/// summation in long double: its error is far below the tolerance below.
+/// summation in long double (course::accurate_sum): its error is far below
+/// the tolerance below.
 template <class T>
 Sum sum(const std::vector<T>& values) {
-    long double total = 0, compensation = 0, magnitude = 0;
-    for (const T v : values) {
-        const long double x = v;
-        const long double t = total + x;
-        compensation += std::fabs(total) >= std::fabs(x) ? (total - t) + x : (x - t) + total;
-        total = t;
-        magnitude += std::fabs(x);
-    }
-    return {total + compensation, magnitude};
+    const course::AccurateSum r = course::accurate_sum(values);
+    return {r.sum, r.magnitude};
 }
 
 /// @brief How far a GPU sum of n elements may be from the reference:
