@@ -6,6 +6,7 @@
 //   lesson01_bench [output.csv]
 #include <saxpy.hpp>
 
+#include <course/backend.hpp>
 #include <course/bench.hpp>
 #include <course/cublas_check.hpp>
 #include <course/device_buffer.hpp>
@@ -82,9 +83,7 @@ int main(int argc, char** argv) {
         b.x.emplace_back(std::vector<float>(static_cast<std::size_t>(n), 1.0f));
         b.y.emplace_back(std::vector<float>(static_cast<std::size_t>(n), 2.0f));
     }
-    int device = 0, sms = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = course::sm_count();
 
     cublasHandle_t cublas = nullptr;
     COURSE_CUBLAS_CHECK(cublasCreate(&cublas));

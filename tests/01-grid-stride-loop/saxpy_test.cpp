@@ -72,10 +72,6 @@ course::Comparison compare_with_cpu(const SaxpyInput& in, const SaxpyOutput& out
         ctx);
 }
 
-std::string describe(LaunchShape s) {
-    return "<<<" + std::to_string(s.blocks) + ", " + std::to_string(s.threads_per_block) + ">>>";
-}
-
 // A size larger than the number of threads the student's own grid launches,
 // so that every thread must loop at least twice.
 int size_beyond_the_grid() {

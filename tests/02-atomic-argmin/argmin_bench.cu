@@ -10,6 +10,7 @@
 
 #include "cpu_reference.hpp"
 
+#include <course/backend.hpp>
 #include <course/bench.hpp>
 #include <course/device_buffer.hpp>
 #include <course/inputs.hpp>
@@ -129,9 +130,7 @@ int main(int argc, char** argv) {
     }
     const lesson02::reference::Extremum expected = lesson02::reference::argmin(host_set0);
 
-    int device = 0, sms = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = course::sm_count();
 
     course::DeviceBuffer<unsigned long long> packed(1);
     const auto read_packed = [&] { return lesson02::host::unpack_value_index(packed.download()[0]); };

@@ -38,10 +38,6 @@ struct Search {
 const Search kArgmin{"argmin", lesson02::launch_argmin, lesson02::kEmptyArgmin, lesson02::reference::argmin};
 const Search kArgmax{"argmax", lesson02::launch_argmax, lesson02::kEmptyArgmax, lesson02::reference::argmax};
 
-std::string describe(LaunchShape s) {
-    return "<<<" + std::to_string(s.blocks) + ", " + std::to_string(s.threads_per_block) + ">>>";
-}
-
 std::string show_packed(unsigned long long packed) {
     const auto [value, index] = unpack_value_index(packed);
     std::ostringstream out;

@@ -11,6 +11,7 @@
 
 #include "cpu_reference.hpp"
 
+#include <course/backend.hpp>
 #include <course/bench.hpp>
 #include <course/device_buffer.hpp>
 #include <course/inputs.hpp>
@@ -90,9 +91,7 @@ int main(int argc, char** argv) {
     course::DeviceBuffer<float> cub_min(1);
     course::DeviceBuffer<cuda::std::int64_t> cub_index(1);
 
-    int device = 0, sms = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = course::sm_count();
     const unsigned per_element_blocks = static_cast<unsigned>(32 * sms);
 
     std::size_t cub_bytes = 0;

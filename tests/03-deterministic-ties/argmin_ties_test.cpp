@@ -125,10 +125,6 @@ void require_matches_cpu(const Function& f, const std::vector<float>& values) {
     COURSE_REQUIRE_MATCH(check(f, values, run(f, values)));
 }
 
-std::string describe(LaunchShape s) {
-    return "<<<" + std::to_string(s.blocks) + ", " + std::to_string(s.threads_per_block) + ">>>";
-}
-
 }  // namespace
 
 TEST_CASE("argmin returns the lowest of thousands of tied minima under every schedule", "[03]") {

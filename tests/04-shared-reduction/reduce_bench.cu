@@ -8,6 +8,7 @@
 //   lesson04_bench [output.csv]
 #include <reduce.hpp>
 
+#include <course/backend.hpp>
 #include <course/bench.hpp>
 #include <course/device_buffer.hpp>
 #include <course/inputs.hpp>
@@ -20,10 +21,6 @@
 #include <vector>
 
 namespace {
-
-std::string shape_name(course::LaunchShape s) {
-    return "<<<" + std::to_string(s.blocks) + ", " + std::to_string(s.threads_per_block) + ">>>";
-}
 
 }  // namespace
 
@@ -44,9 +41,7 @@ int main(int argc, char** argv) {
     for (int s = 0; s < sets; ++s) values.emplace_back(host);
     course::DeviceBuffer<double> result(1);
 
-    int device = 0, sms = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = course::sm_count();
     const unsigned sm_blocks = static_cast<unsigned>(sms);
 
     std::size_t cub_bytes = 0;
@@ -60,7 +55,7 @@ int main(int argc, char** argv) {
     };
     std::vector<Variant> variants;
     const course::LaunchShape own = lesson04::sum_launch_shape(n);
-    variants.push_back({course::implementation_label("launch_sum") + " " + shape_name(own), [&, own](int s) {
+    variants.push_back({course::implementation_label("launch_sum") + " " + course::describe(own), [&, own](int s) {
                             lesson04::launch_sum(own, values[s].data(), n, result.data());
                         }, false});
     const std::vector<std::pair<course::LaunchShape, std::string>> shapes{
@@ -72,7 +67,7 @@ int main(int argc, char** argv) {
         {{sm_blocks * 8, 512}, " (SMs x 8 x 512)"},
     };
     for (const auto& [shape, note] : shapes) {
-        variants.push_back({"launch_sum " + shape_name(shape) + note, [&, shape](int s) {
+        variants.push_back({"launch_sum " + course::describe(shape) + note, [&, shape](int s) {
                                 lesson04::launch_sum(shape, values[s].data(), n, result.data());
                             }, false});
     }

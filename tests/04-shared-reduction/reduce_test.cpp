@@ -45,10 +45,6 @@ const char* pattern_name(Pattern p) {
     return "?";
 }
 
-std::string describe(LaunchShape s) {
-    return "<<<" + std::to_string(s.blocks) + ", " + std::to_string(s.threads_per_block) + ">>>";
-}
-
 // The large magnitude of the alternating inputs: big enough that a thread
 // whose share is all of one sign (an even grid stride) overflows an int or
 // loses the small parts in a float, small enough to leave room for them.

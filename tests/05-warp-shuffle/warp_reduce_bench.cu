@@ -10,6 +10,7 @@
 
 #include "cpu_reference.hpp"
 
+#include <course/backend.hpp>
 #include <course/bench.hpp>
 #include <course/device_buffer.hpp>
 #include <course/inputs.hpp>
@@ -58,10 +59,6 @@ __global__ void sum_atomic_per_warp(int n, const double* values, double* result)
     }
 }
 
-std::string shape_name(unsigned blocks, unsigned threads) {
-    return "<<<" + std::to_string(blocks) + ", " + std::to_string(threads) + ">>>";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -78,9 +75,7 @@ int main(int argc, char** argv) {
     for (int s = 0; s < sets; ++s) values.emplace_back(host);
     course::DeviceBuffer<double> result(1);
 
-    int device = 0, sms = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = course::sm_count();
 
     std::size_t cub_bytes = 0;
     COURSE_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, values[0].data(), result.data(), n));
@@ -93,7 +88,7 @@ int main(int argc, char** argv) {
     };
     std::vector<Variant> variants;
     const auto per_warp = [&](unsigned blocks, unsigned threads, bool cas, const std::string& label) {
-        variants.push_back({shape_name(blocks, threads) + label, [&, blocks, threads, cas](int s) {
+        variants.push_back({course::describe({blocks, threads}) + label, [&, blocks, threads, cas](int s) {
                                 COURSE_CUDA_CHECK(cudaMemsetAsync(result.data(), 0, sizeof(double)));
                                 if (cas) {
                                     sum_atomic_per_warp<true><<<blocks, threads>>>(n, values[s].data(), result.data());

@@ -4,6 +4,7 @@
 
 #include "cpu_reference.hpp"
 
+#include <course/backend.hpp>
 #include <course/catch.hpp>
 #include <course/compare.hpp>
 #include <course/device_buffer.hpp>
@@ -34,10 +35,6 @@ struct Summer {
 const Summer kSum{"launch_sum", lesson05::launch_sum, false};
 const Summer kCasEach{"launch_cas_atomic_add_each", lesson05::launch_cas_atomic_add_each, true};
 const Summer kNativeEach{"launch_native_atomic_add_each", lesson05::launch_native_atomic_add_each, false};
-
-std::string describe(LaunchShape s) {
-    return "<<<" + std::to_string(s.blocks) + ", " + std::to_string(s.threads_per_block) + ">>>";
-}
 
 std::string show(double v) {
     std::ostringstream out;
@@ -228,9 +225,7 @@ TEST_CASE("a NaN makes the sum NaN, and an empty array sums to +0.0", "[05]") {
 }
 
 TEST_CASE("sum_launch_shape fits the device and never launches more blocks than the data needs", "[05]") {
-    int device = 0, sm_count = 0;
-    REQUIRE(cudaGetDevice(&device) == cudaSuccess);
-    REQUIRE(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device) == cudaSuccess);
+    const int sm_count = course::sm_count();
     std::vector<int> sizes = course::edge_sizes();
     sizes.push_back(1 << 22);
     for (const int n : sizes) {

@@ -28,10 +28,6 @@ using lesson06::reference::Sum;
 constexpr double kGuardValue = 1.0e30;
 constexpr std::size_t kGuard = 8;
 
-std::string describe(LaunchShape s) {
-    return "<<<" + std::to_string(s.blocks) + ", " + std::to_string(s.threads_per_block) + ">>>";
-}
-
 // Random magnitudes in [0.5, 1.5) with random signs: no element is small
 // enough to vanish in the tolerance, so a skipped element always shows.
 template <class T>

@@ -2,6 +2,8 @@
 /// @brief The launch configuration a lesson's launcher chooses, as plain data the tests can inspect.
 #pragma once
 
+#include <string>
+
 namespace course {
 
 /// @brief A one-dimensional launch configuration: `kernel<<<blocks, threads_per_block>>>`.
@@ -18,5 +20,10 @@ struct LaunchShape {
         return static_cast<unsigned long long>(blocks) * threads_per_block;
     }
 };
+
+/// @brief The shape as CUDA writes it, e.g. "<<<528, 256>>>", for messages and tables.
+inline std::string describe(const LaunchShape& shape) {
+    return "<<<" + std::to_string(shape.blocks) + ", " + std::to_string(shape.threads_per_block) + ">>>";
+}
 
 }  // namespace course
