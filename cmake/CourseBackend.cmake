@@ -77,6 +77,9 @@ macro(course_resolve_backend)
     set(COURSE_DEVICE_NAME "Course CPU emulator of CUDA (8 SMs)")
   endif()
 
+  # Flags every nvcc compilation of course code gets, on the GPU backend and
+  # in the emulator backend's nvcc compile checks alike.
+  set(COURSE_NVCC_FLAGS --extended-lambda)
   if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
     if(NOT DEFINED CMAKE_CUDA_COMPILER)
       set(CMAKE_CUDA_COMPILER "${COURSE_NVCC}")
@@ -93,6 +96,8 @@ macro(course_resolve_backend)
     endif()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    # Device lambdas (thrust::for_each in lesson 09) need nvcc's extended lambdas.
+    string(APPEND CMAKE_CUDA_FLAGS " ${COURSE_NVCC_FLAGS}")
     find_package(CUDAToolkit REQUIRED)
   endif()
   message(STATUS "Course backend: ${COURSE_BACKEND_RESOLVED} (${COURSE_BACKEND_REASON}); device: ${COURSE_DEVICE_NAME}")

@@ -188,7 +188,7 @@ function(course_lesson NN slug)
       endif()
       string(MAKE_C_IDENTIFIER "${rel}" object)
       add_test(NAME "${NN}: nvcc compiles ${rel}"
-        COMMAND "${COURSE_NVCC}" -arch=sm_${COURSE_NVCC_ARCH} -std=c++20 -Werror all-warnings
+        COMMAND "${COURSE_NVCC}" -arch=sm_${COURSE_NVCC_ARCH} -std=c++20 ${COURSE_NVCC_FLAGS} -Werror all-warnings
                 -I "${lesson_dir}" -I "${test_dir}" -I "${CMAKE_SOURCE_DIR}/common/include"
                 -c "${cu}" -o "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects/${object}.o")
       set_tests_properties("${NN}: nvcc compiles ${rel}" PROPERTIES LABELS "${key};nvcc" TIMEOUT 300)
