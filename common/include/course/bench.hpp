@@ -48,6 +48,7 @@ struct BenchResult {
     double max_ms = 0;      ///< Slowest run.
     double bytes = 0;       ///< Bytes read and written per run.
     double flops = 0;       ///< Floating-point operations per run (0: memory-bound, not reported).
+    std::string group;      ///< The group (see Bench::set_group()); its library row is the one compared with.
 
     /// @brief Effective bandwidth of the median run, in GB/s (10^9 bytes per second).
     double gb_per_s() const { return bytes / (median_ms * 1e-3) / 1e9; }
@@ -139,6 +140,11 @@ public:
         }
     }
 
+    /// @brief Starts a group of variants, e.g. one per input: the variants
+    /// added from now on are compared with the library baseline of the same
+    /// group only (by default every variant is in the one unnamed group).
+    /// @param name the group's name, e.g. "uniform".
+    void set_group(std::string name) { group_ = std::move(name); }
     /// @brief Records a variant that was not timed because its result was wrong.
     void skip(const std::string& name, const std::string& why) { skipped_.push_back(name + ": " + why); }
 
@@ -158,6 +164,14 @@ public:
         for (const BenchResult& r : results_) {
             if (r.library) library = &r;
         }
+        // The library row a variant is compared with: its group's.
+        const auto library_of = [&](const BenchResult& variant) {
+            const BenchResult* found = nullptr;
+            for (const BenchResult& r : results_) {
+                if (r.library && r.group == variant.group) found = &r;
+            }
+            return found;
+        };
         std::printf("\nLesson %s: %s\n", lesson_.c_str(), title_.c_str());
         std::printf("device: %s; device-to-device copy: %.0f GB/s (bytes read + written); median of %d runs, "
                     "inputs rotated over %s\n",
@@ -167,7 +181,9 @@ public:
                     library != nullptr ? "vs library" : "");
         for (const BenchResult& r : results_) {
             char ratio[32] = "";
-            if (library != nullptr) std::snprintf(ratio, sizeof ratio, "%.2fx", library->median_ms / r.median_ms);
+            if (const BenchResult* lib = library_of(r); lib != nullptr) {
+                std::snprintf(ratio, sizeof ratio, "%.2fx", lib->median_ms / r.median_ms);
+            }
             std::printf("  %-44s %10.4f %10.4f - %-8.4f %10.1f %8.1f%% %11s\n", r.name.c_str(), r.median_ms,
                         r.min_ms, r.max_ms, r.flops > 0 ? r.gflop_per_s() : r.gb_per_s(),
                         100.0 * r.gb_per_s() / copy_gb_per_s_, ratio);
@@ -179,6 +195,7 @@ public:
             if (!r.library && (best == nullptr || r.median_ms < best->median_ms)) best = &r;
         }
         if (best != nullptr) {
+            library = library_of(*best);
             std::printf("best: %s, %.4f ms, %.1f%% of copy%s\n", best->name.c_str(), best->median_ms,
                         100.0 * best->gb_per_s() / copy_gb_per_s_,
                         library != nullptr
@@ -231,6 +248,7 @@ private:
         r.max_ms = ms.back();
         r.bytes = bytes;
         r.flops = flops;
+        r.group = group_;
         return r;
     }
 
@@ -262,6 +280,7 @@ private:
     std::size_t l2_bytes_ = 0;
     double copy_gb_per_s_ = 0;
     int sets_ = 1;
+    std::string group_;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
     std::vector<BenchResult> results_;
     std::vector<std::string> skipped_;

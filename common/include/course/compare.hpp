@@ -28,6 +28,9 @@ struct CompareContext {
     std::string name = "output";            ///< The array's name in messages, e.g. "y".
     const std::vector<T>* before = nullptr;  ///< Contents before the kernel ran, if known: finds untouched elements.
     std::string hint_if_untouched;           ///< Lesson-specific advice when elements were never written.
+    /// @brief When > 0, the arrays are row-major matrices with this many
+    /// columns, and messages name a position as (row, column) besides its index.
+    std::size_t columns = 0;
 };
 
 /// @brief Helpers of the comparisons below; tests do not call them.
@@ -92,8 +95,9 @@ Comparison compare(const std::vector<T>& expected, const std::vector<T>& got, Wi
     std::ostringstream out;
     out << ctx.name << " differs from the CPU reference in " << wrong << " of " << expected.size()
         << " elements (indices " << first << " to " << last << ")\n";
-    out << "  first difference at " << ctx.name << "[" << first << "]: expected " << detail::show(expected[first])
-        << ", got " << detail::show(got[first]);
+    out << "  first difference at " << ctx.name << "[" << first << "]";
+    if (ctx.columns > 0) out << " (row " << first / ctx.columns << ", column " << first % ctx.columns << ")";
+    out << ": expected " << detail::show(expected[first]) << ", got " << detail::show(got[first]);
     if (untouched == wrong) {
         out << "\n  likely cause: every wrong element still holds its value from before the launch: the kernel "
                "never wrote them.";
@@ -119,17 +123,23 @@ Comparison compare_exact(const std::vector<T>& expected, const std::vector<T>& g
 
 /// @brief Checks that guard elements (placed after the last valid element)
 /// were not modified: a write there means the kernel went out of bounds.
+/// @param guard_before the guard elements as written before the launch.
+/// @param guard_after  the same elements after it.
+/// @param n            the number of valid elements before the guard.
+/// @param name         the array's name in the message.
+/// @param likely_cause what such a write usually means in the lesson (the default: an off-by-one loop bound).
 template <class T>
 Comparison compare_guard(const std::vector<T>& guard_before, const std::vector<T>& guard_after, std::size_t n,
-                         const std::string& name) {
+                         const std::string& name,
+                         const std::string& likely_cause =
+                             "the loop bound lets one thread too many through (i <= n instead of i < n?)") {
     for (std::size_t i = 0; i < guard_before.size(); ++i) {
         if (!detail::bitwise_equal(guard_before[i], guard_after[i])) {
             std::ostringstream out;
             out << "the kernel wrote past the end of " << name << ": " << name << "[" << n + i
                 << "] changed from " << detail::show(guard_before[i]) << " to " << detail::show(guard_after[i])
                 << ", but only indices below n = " << n
-                << " may be touched\n  likely cause: the loop bound lets one thread too many through (i <= n "
-                   "instead of i < n?)";
+                << " may be touched\n  likely cause: " << likely_cause;
             return {false, out.str()};
         }
     }
