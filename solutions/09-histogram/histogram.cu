@@ -101,34 +101,40 @@ __global__ void shared_histogram_kernel(const Value* values, std::size_t n, unsi
 // bins only when a different byte ends it. On all-equal input a thread then
 // does one shared atomic for its whole share instead of one per byte, and
 // the threads of a warp no longer queue on a single bin (the trick CUB's
-// histogram calls run-length compression). On uniform input runs are about
-// one byte long, and it costs one comparison per byte.
+// histogram calls run-length compression). A 16-byte vector whose bytes are
+// not all equal skips the run bookkeeping: its bytes go straight to the
+// shared bins, so uniform input pays one comparison per vector, not per byte.
 struct ByteRun {
     unsigned* block_bins;
     unsigned value = 0;
     unsigned length = 0;
 
-    __device__ void add(unsigned byte) {
+    __device__ void add(unsigned byte, unsigned count = 1) {
         if (byte == value) {
-            ++length;
+            length += count;
         } else {
             if (length != 0) atomicAdd(&block_bins[value], length);
             value = byte;
-            length = 1;
+            length = count;
         }
     }
-    // The four bytes of a 32-bit word (their order does not matter for a count).
-    __device__ void add_word(unsigned word) {
-        add(word & 0xFFu);
-        add((word >> 8) & 0xFFu);
-        add((word >> 16) & 0xFFu);
-        add(word >> 24);
+    __device__ void count_word(unsigned word) {
+        atomicAdd(&block_bins[word & 0xFFu], 1u);
+        atomicAdd(&block_bins[(word >> 8) & 0xFFu], 1u);
+        atomicAdd(&block_bins[(word >> 16) & 0xFFu], 1u);
+        atomicAdd(&block_bins[word >> 24], 1u);
     }
     __device__ void add_vector(const uint4& v) {
-        add_word(v.x);
-        add_word(v.y);
-        add_word(v.z);
-        add_word(v.w);
+        const unsigned byte = v.x & 0xFFu;
+        const unsigned splat = byte * 0x01010101u;  // the word whose four bytes are all `byte`
+        if (v.x == splat && v.y == splat && v.z == splat && v.w == splat) {
+            add(byte, 16);
+        } else {
+            count_word(v.x);
+            count_word(v.y);
+            count_word(v.z);
+            count_word(v.w);
+        }
     }
     __device__ void finish() {
         if (length != 0) atomicAdd(&block_bins[value], length);

@@ -26,15 +26,25 @@ namespace {
 constexpr int kTile = 32;
 
 // The copy the transposes are measured against: the same 32 x 32 tiles and
-// `kRowsPerPass` x 32 threads, reading and writing along rows, no shared memory.
+// `kRowsPerPass` x 32 threads, reading and writing along rows, no shared
+// memory. Each thread loads all its elements into registers before storing
+// any (as the transposes do through the tile): with load, store, load, store
+// the compiler must assume a store may change the next load's input, and each
+// thread would keep only one load in flight.
 template <int kRowsPerPass>
 __global__ void copy_tiles(const float* in, float* out, int rows, int cols) {
+    constexpr int kPasses = kTile / kRowsPerPass;
     const size_t col = static_cast<size_t>(blockIdx.x) * kTile + threadIdx.x;
-    for (int k = threadIdx.y; k < kTile; k += kRowsPerPass) {
-        const size_t row = static_cast<size_t>(blockIdx.y) * kTile + k;
-        if (row < static_cast<size_t>(rows) && col < static_cast<size_t>(cols)) {
-            out[row * cols + col] = in[row * cols + col];
-        }
+    float staged[kPasses];
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+        const size_t row = static_cast<size_t>(blockIdx.y) * kTile + threadIdx.y + p * kRowsPerPass;
+        if (row < static_cast<size_t>(rows) && col < static_cast<size_t>(cols)) staged[p] = in[row * cols + col];
+    }
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+        const size_t row = static_cast<size_t>(blockIdx.y) * kTile + threadIdx.y + p * kRowsPerPass;
+        if (row < static_cast<size_t>(rows) && col < static_cast<size_t>(cols)) out[row * cols + col] = staged[p];
     }
 }
 
