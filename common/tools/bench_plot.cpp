@@ -1,6 +1,8 @@
 // bench_plot: draws a lesson's benchmark CSV (written by course::Bench) as an
-// SVG bar chart of effective bandwidth against the measured device-to-device
-// copy bandwidth, with the device named, for the lesson's page.
+// SVG bar chart, with the device named, for the lesson's page: effective
+// bandwidth against the measured device-to-device copy bandwidth for
+// memory-bound kernels, or TFLOP/s when the rows count floating-point
+// operations (the matrix multiply), where the copy ceiling means nothing.
 //
 //   course_bench_plot RESULTS.csv OUTPUT.svg
 #include <algorithm>
@@ -39,7 +41,7 @@ std::string escape(const std::string& s) {
 struct Row {
     std::string name;
     bool library = false;
-    double gb_per_s = 0;
+    double value = 0;  // GB/s, or TFLOP/s when the benchmark counts flops
 };
 
 }  // namespace
@@ -59,10 +61,13 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     std::string lesson, device, title;
     double copy = 0;
+    bool compute_bound = false;
     while (std::getline(in, line)) {
         const std::vector<std::string> f = split_csv_line(line);
         if (f.size() < 14) continue;
-        rows.push_back({f[1], f[2] == "1", std::stod(f[8])});
+        const double gflop_per_s = std::stod(f[9]);
+        if (gflop_per_s > 0) compute_bound = true;
+        rows.push_back({f[1], f[2] == "1", gflop_per_s > 0 ? gflop_per_s / 1000 : std::stod(f[8])});
         lesson = f[0];
         copy = std::stod(f[11]);
         device = f[12];
@@ -73,11 +78,16 @@ int main(int argc, char** argv) {
         return 1;
     }
 
-    const int label_w = 330, bar_w = 470, row_h = 30, top = 78, left = 10;
+    // The labels are right-aligned before the bars: wide enough for the longest
+    // (about 7.2 px per character at 13 px DejaVu Sans).
+    std::size_t longest = 0;
+    for (const Row& r : rows) longest = std::max(longest, r.name.size());
+    const int label_w = std::max(330, static_cast<int>(longest * 7.2) + 16);
+    const int bar_w = 470, row_h = 30, top = 78, left = 10;
     const int width = left + label_w + bar_w + 90;
     const int height = top + static_cast<int>(rows.size()) * row_h + 50;
-    double scale_max = copy;
-    for (const Row& r : rows) scale_max = std::max(scale_max, r.gb_per_s);
+    double scale_max = compute_bound ? 0 : copy;
+    for (const Row& r : rows) scale_max = std::max(scale_max, r.value);
     scale_max *= 1.08;
     const auto x_of = [&](double v) { return left + label_w + v / scale_max * bar_w; };
 
@@ -91,8 +101,9 @@ int main(int argc, char** argv) {
         << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         << "<text x=\"" << left << "\" y=\"24\" font-size=\"17\" font-weight=\"bold\">Lesson " << escape(lesson)
         << ": " << escape(title) << "</text>\n"
-        << "<text x=\"" << left << "\" y=\"46\" font-size=\"13\" fill=\"#444\">Effective bandwidth (GB/s, bytes read"
-        << " + written; median of repeated runs). Measured on " << escape(device) << ", " << date << ".</text>\n";
+        << "<text x=\"" << left << "\" y=\"46\" font-size=\"13\" fill=\"#444\">"
+        << (compute_bound ? "Throughput (TFLOP/s" : "Effective bandwidth (GB/s, bytes read + written")
+        << "; median of repeated runs). Measured on " << escape(device) << ", " << date << ".</text>\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         const int y = top + static_cast<int>(i) * row_h;
@@ -100,18 +111,22 @@ int main(int argc, char** argv) {
         const char* colour = r.library ? "#9e9e9e" : graded ? "#f28e2b" : "#4e79a7";
         svg << "<text x=\"" << left + label_w - 8 << "\" y=\"" << y + 19 << "\" font-size=\"13\" text-anchor=\"end\">"
             << escape(r.name) << "</text>\n"
-            << "<rect x=\"" << left + label_w << "\" y=\"" << y + 5 << "\" width=\"" << x_of(r.gb_per_s) - left - label_w
-            << "\" height=\"" << row_h - 10 << "\" fill=\"" << colour << "\"/>\n"
-            << "<text x=\"" << x_of(r.gb_per_s) + 6 << "\" y=\"" << y + 19 << "\" font-size=\"12\">"
-            << static_cast<long>(r.gb_per_s + 0.5) << "</text>\n";
+            << "<rect x=\"" << left + label_w << "\" y=\"" << y + 5 << "\" width=\"" << x_of(r.value) - left - label_w
+            << "\" height=\"" << row_h - 10 << "\" fill=\"" << colour << "\"/>\n";
+        char value[32];
+        std::snprintf(value, sizeof value, compute_bound ? "%.1f" : "%.0f", r.value);
+        svg << "<text x=\"" << x_of(r.value) + 6 << "\" y=\"" << y + 19 << "\" font-size=\"12\">" << value
+            << "</text>\n";
     }
-    const double cx = x_of(copy);
     const int bottom = top + static_cast<int>(rows.size()) * row_h;
-    svg << "<line x1=\"" << cx << "\" y1=\"" << top - 6 << "\" x2=\"" << cx << "\" y2=\"" << bottom + 4
-        << "\" stroke=\"#e15759\" stroke-width=\"2\" stroke-dasharray=\"6,4\"/>\n"
-        << "<text x=\"" << cx << "\" y=\"" << bottom + 22 << "\" font-size=\"12\" fill=\"#e15759\" text-anchor=\"middle\">"
-        << "device-to-device copy: " << static_cast<long>(copy + 0.5) << " GB/s</text>\n"
-        << "<text x=\"" << left << "\" y=\"" << bottom + 40 << "\" font-size=\"11\" fill=\"#666\">blue: course kernels;"
+    if (!compute_bound) {
+        const double cx = x_of(copy);
+        svg << "<line x1=\"" << cx << "\" y1=\"" << top - 6 << "\" x2=\"" << cx << "\" y2=\"" << bottom + 4
+            << "\" stroke=\"#e15759\" stroke-width=\"2\" stroke-dasharray=\"6,4\"/>\n"
+            << "<text x=\"" << cx << "\" y=\"" << bottom + 22 << "\" font-size=\"12\" fill=\"#e15759\" text-anchor=\"middle\">"
+            << "device-to-device copy: " << static_cast<long>(copy + 0.5) << " GB/s</text>\n";
+    }
+    svg << "<text x=\"" << left << "\" y=\"" << bottom + 40 << "\" font-size=\"11\" fill=\"#666\">blue: course kernels;"
         << " orange: the graded implementation (yours, or the reference); grey: library baseline</text>\n"
         << "</svg>\n";
 
