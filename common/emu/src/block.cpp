@@ -25,6 +25,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <pthread.h>
 #include <string>
 #include <sys/mman.h>
@@ -221,13 +222,75 @@ thread_local BlockRun* t_block = nullptr;
 thread_local Runner* t_runner = nullptr;
 thread_local volatile std::sig_atomic_t t_interrupted = 0;
 
-// The running block's dynamic shared memory: one buffer per worker, since a
-// worker runs one block at a time. 16-byte units keep float4 and double2
-// views aligned.
-struct alignas(16) SharedUnit {
-    unsigned char bytes[16];
+// The running block's dynamic shared memory (`extern __shared__`): one
+// mapping per worker, since a worker runs one block at a time. The memory
+// ends right at a PROT_NONE guard page, so an index past the end faults
+// there and is reported with the file and line, instead of overwriting
+// the emulator's own memory. The size is rounded up to 16 bytes (CUDA's
+// alignment of dynamic shared memory, which float4 and double2 views need):
+// an overrun of less than that is not seen.
+class DynamicShared {
+public:
+    DynamicShared() = default;
+    DynamicShared(const DynamicShared&) = delete;
+    DynamicShared& operator=(const DynamicShared&) = delete;
+    ~DynamicShared() {
+        if (base_ != nullptr) munmap(base_, mapped_);
+    }
+
+    /// Fresh memory for a block of `bytes`, poisoned so reading before writing shows.
+    void prepare(std::size_t bytes) {
+        launched_ = bytes;
+        const std::size_t rounded = (bytes + 15) / 16 * 16;
+        if (rounded == 0) {
+            data_ = nullptr;
+            return;
+        }
+        const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        const std::size_t needed = (rounded + page - 1) / page * page + page;
+        if (needed > mapped_) {
+            if (base_ != nullptr) munmap(base_, mapped_);
+            void* memory = mmap(nullptr, needed, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (memory == MAP_FAILED) {
+                base_ = nullptr;
+                mapped_ = 0;
+                throw std::bad_alloc();
+            }
+            base_ = static_cast<char*>(memory);
+            mapped_ = needed;
+            mprotect(base_ + mapped_ - page, page, PROT_NONE);
+        }
+        guard_ = base_ + mapped_ - page;
+        guard_bytes_ = page;
+        data_ = guard_ - rounded;
+        std::memset(data_, 0xCD, rounded);
+    }
+
+    void* data() const { return data_; }
+
+    /// Describes a fault at `address` if it is in the guard page behind the
+    /// block's dynamic shared memory (async-signal-safe: snprintf of numbers only).
+    bool describe(const void* address, char* buffer, std::size_t size) const {
+        const char* a = static_cast<const char*>(address);
+        if (data_ == nullptr || a < guard_ || a >= guard_ + guard_bytes_) return false;
+        std::snprintf(buffer, size,
+                      "out-of-bounds access to shared memory: byte %zu of the block's dynamic shared memory "
+                      "(extern __shared__), which the launch gave %zu bytes: an index past the end of a shared "
+                      "array (more elements than the launch's shared-memory size, or an index that assumes one "
+                      "element per thread?)",
+                      static_cast<std::size_t>(a - data_), launched_);
+        return true;
+    }
+
+private:
+    char* base_ = nullptr;
+    std::size_t mapped_ = 0;
+    char* guard_ = nullptr;
+    std::size_t guard_bytes_ = 0;
+    char* data_ = nullptr;
+    std::size_t launched_ = 0;
 };
-thread_local std::vector<SharedUnit> t_dynamic_shared;
+thread_local DynamicShared t_dynamic_shared;
 
 // Static __shared__ variables already poisoned in this block, and their total size.
 thread_local std::unordered_set<void*> t_static_shared;
@@ -707,7 +770,10 @@ void on_memory_fault(int signal, siginfo_t* info, void* context) {
     }
     const void* address = info->si_addr;
     char detail[512] = "";
-    if (describe_fault_address(address, detail, sizeof detail)) {
+    // Shared memory first: its guard page may lie near a device allocation,
+    // which describe_fault_address would name as the one overrun.
+    if (t_dynamic_shared.describe(address, detail, sizeof detail) ||
+        describe_fault_address(address, detail, sizeof detail)) {
         std::snprintf(t_signal_message, sizeof t_signal_message, "%s", detail);
     } else if (StackPool::instance().is_guard(address)) {
         std::snprintf(t_signal_message, sizeof t_signal_message,
@@ -785,8 +851,7 @@ void interrupt_worker(std::thread::native_handle_type thread) { pthread_kill(thr
 
 void run_block(GridRun& grid, unsigned long long flat_block) {
     // Fresh for every block and poisoned, so reading before writing shows.
-    t_dynamic_shared.assign((grid.info.dynamic_shared_bytes + 15) / 16, SharedUnit{});
-    if (!t_dynamic_shared.empty()) std::memset(t_dynamic_shared.data(), 0xCD, t_dynamic_shared.size() * 16);
+    t_dynamic_shared.prepare(grid.info.dynamic_shared_bytes);
     t_static_shared.clear();
     t_static_shared_bytes = 0;
     BlockRun block(grid, flat_block);
@@ -836,7 +901,7 @@ unsigned activemask() {
 unsigned long long context_switches() { return detail::g_context_switches.load(); }
 
 void* dynamic_shared_memory() {
-    return detail::t_dynamic_shared.empty() ? nullptr : detail::t_dynamic_shared.data();
+    return detail::t_dynamic_shared.data();
 }
 
 void shared_declared(const volatile void* shared, std::size_t bytes) {

@@ -64,4 +64,17 @@ __global__ void too_much_static_shared(float* out) {
 
 void launch_too_much_static_shared(float* out) { too_much_static_shared<<<1, 32>>>(out); }
 
+// The seed-style histogram mistake: one shared bin per thread, but the launch
+// gives room for `bins` only.
+__global__ void shared_bins_by_thread(unsigned* out) {
+    extern __shared__ unsigned block_bins[];
+    block_bins[threadIdx.x] = 0;  // past the end for threadIdx.x >= bins
+    __syncthreads();
+    out[threadIdx.x] = block_bins[threadIdx.x];
+}
+
+void launch_shared_bins_by_thread(unsigned bins, unsigned threads, unsigned* out) {
+    shared_bins_by_thread<<<1, threads, bins * sizeof(unsigned)>>>(out);
+}
+
 }  // namespace emu_planted_test

@@ -21,4 +21,8 @@ void launch_read_shared_before_write(int* out, unsigned blocks);
 /// A kernel whose static __shared__ arrays total 64 KiB (more than CUDA's 48 KiB).
 void launch_too_much_static_shared(float* out);
 
+/// A kernel that writes dynamic shared memory at threadIdx.x with room for only
+/// `bins` unsigned values: past the end when threads > bins.
+void launch_shared_bins_by_thread(unsigned bins, unsigned threads, unsigned* out);
+
 }  // namespace emu_planted_test

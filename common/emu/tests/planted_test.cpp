@@ -95,3 +95,24 @@ TEST_CASE("static shared memory over 48 KiB is refused with a report", "[emu][sh
     CHECK(report.find("48 KiB") != std::string::npos);
     CHECK(report.find("too_much_static_shared") != std::string::npos);
 }
+
+TEST_CASE("an index past the end of dynamic shared memory is reported with its line, not a crash",
+          "[emu][shared]") {
+    course::DeviceBuffer<unsigned> out(256);
+    {
+        ResetDevice reset;
+        emu_planted_test::launch_shared_bins_by_thread(1, 256, out.data());
+        REQUIRE(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+        const std::string report = course_emu::last_fault_report();
+        CAPTURE(report);
+        CHECK(report.find("out-of-bounds access to shared memory") != std::string::npos);
+        CHECK(report.find("which the launch gave 4 bytes") != std::string::npos);
+        CHECK(report.find("planted_kernels.cu") != std::string::npos);
+        CHECK(report.find("shared_bins_by_thread") != std::string::npos);
+    }
+    // Within bounds the same kernel runs, and the memory behind the guard is usable again.
+    course::DeviceBuffer<unsigned> ok(256);
+    emu_planted_test::launch_shared_bins_by_thread(256, 256, ok.data());
+    COURSE_LAUNCH_CHECK();
+    for (unsigned v : ok.download()) REQUIRE(v == 0u);
+}
