@@ -115,4 +115,7 @@ endfunction()
 
 # Runs _course_docs_setup() at the end of the top-level CMakeLists.txt, after
 # every course_lesson() call.
-cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _course_docs_setup)
+# A student's tree in grade-all (COURSE_PREBUILT) has no site.
+if(NOT COURSE_PREBUILT)
+  cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _course_docs_setup)
+endif()

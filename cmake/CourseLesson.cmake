@@ -9,13 +9,22 @@
 #                                # atomics): rejected on the emulator, compile-checked everywhere
 #     POINTS  N                  # the lesson's points, shared out over its test cases
 #     BENCH   file_bench.cu      # optional: GPU benchmark in tests/NN-slug/ (common/include/course/bench.hpp)
-#     BENCH_LIBRARIES CUDA::cublas ...)  # optional: what the benchmark links besides the CUDA runtime
+#     BENCH_LIBRARIES CUDA::cublas ...  # optional: what the benchmark links besides the CUDA runtime
+#     FORBID  "cub::" "atomicMin" ...)  # optional: text a graded submission must not use; the grader
+#                                # flags each use with file and line (the tests still run)
 #
 # The lesson's tests are compiled once into an object library and linked into
 # one program per implementation: the graded one (COURSE_SOURCE), and with
 # COURSE_CHECK the starter and every mutant. A mutant is the solution with
 # the edits of its .mutant file applied to the first SOURCES file (see
 # common/tools/make_mutant.cpp); the other files come from the solution.
+#
+# For grading a class (`./course grade-all`), a base tree builds what does not
+# depend on a submission (the emulator, the Catch2 main, every lesson's test
+# objects, with COURSE_EXTRA_TESTS added) and exports them to
+# course/prebuilt-targets.cmake; each student's tree is configured with
+# COURSE_PREBUILT=<base tree>, imports them and compiles only the student's
+# files.
 
 set(COURSE_META_DIR "${CMAKE_BINARY_DIR}/course")
 
@@ -30,10 +39,25 @@ set(COURSE_TEST_PROPERTIES
   ENVIRONMENT_MODIFICATION "COURSE_EMU_WORKERS=set:2")
 
 function(course_begin_lessons)
+  if(COURSE_PREBUILT AND COURSE_CHECK)
+    message(FATAL_ERROR "COURSE_PREBUILT (a student's tree in grade-all) and COURSE_CHECK exclude each other")
+  endif()
+  if(NOT COURSE_PREBUILT)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _course_export_prebuilt)
+  endif()
   file(MAKE_DIRECTORY "${COURSE_META_DIR}")
   file(WRITE "${COURSE_META_DIR}/lessons.tsv" "")
   file(WRITE "${COURSE_META_DIR}/configuration.tsv"
-    "backend\t${COURSE_BACKEND_RESOLVED}\nreason\t${COURSE_BACKEND_REASON}\ndevice\t${COURSE_DEVICE_NAME}\nsource\t${COURSE_SOURCE}\n")
+    "backend\t${COURSE_BACKEND_RESOLVED}\nreason\t${COURSE_BACKEND_REASON}\ndevice\t${COURSE_DEVICE_NAME}\nsource\t${COURSE_SOURCE}\nroot\t${CMAKE_SOURCE_DIR}\n")
+endfunction()
+
+# After the last course_lesson(): the submission-independent targets, for the
+# student trees of grade-all to import (COURSE_PREBUILT) instead of building.
+function(_course_export_prebuilt)
+  get_property(lesson_tests GLOBAL PROPERTY COURSE_LESSON_TEST_TARGETS)
+  export(TARGETS course_harness course_catch_main course_emu course_emu_translate course_test_support
+                 ${lesson_tests}
+         FILE "${COURSE_META_DIR}/prebuilt-targets.cmake")
 endfunction()
 
 # The folder holding the lesson folders of COURSE_SOURCE.
@@ -52,12 +76,19 @@ function(course_emu_sources out target)
   set(sources "")
   set(folder "${CMAKE_CURRENT_BINARY_DIR}/emu_sources/${target}")
   file(MAKE_DIRECTORY "${folder}")
+  # A DEPENDS on a target name works for targets of this tree only; the
+  # translator imported by a student's tree is depended on as a file.
+  set(translator course_emu_translate)
+  get_target_property(imported course_emu_translate IMPORTED)
+  if(imported)
+    set(translator "$<TARGET_FILE:course_emu_translate>")
+  endif()
   foreach(cu IN LISTS ARGN)
     get_filename_component(name "${cu}" NAME_WE)
     add_custom_command(
       OUTPUT "${folder}/${name}.cpp"
       COMMAND course_emu_translate "${cu}" "${folder}/${name}.cpp"
-      DEPENDS "${cu}" course_emu_translate
+      DEPENDS "${cu}" "${translator}"
       COMMENT "Translating ${cu} for the emulator"
       VERBATIM)
     list(APPEND sources "${folder}/${name}.cpp")
@@ -83,6 +114,12 @@ function(_course_variant key variant lesson_dir)
   course_device_sources(sources ${target} ${ARGN})
   add_executable(${target} ${sources})
   target_link_libraries(${target} PRIVATE ${key}_tests course_catch_main course_test_support)
+  # The grader's student trees run each test program (and its discovery)
+  # through a launcher: its own PID namespace, so that nothing it forked
+  # outlives it (see `./course grade-all`).
+  if(COURSE_TEST_LAUNCHER)
+    set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR ${COURSE_TEST_LAUNCHER})
+  endif()
   target_include_directories(${target} PRIVATE "${lesson_dir}")
   # Student code: warnings shown, but an unused parameter in a TODO is not noise worth a warning.
   target_compile_options(${target} PRIVATE
@@ -90,7 +127,7 @@ function(_course_variant key variant lesson_dir)
 endfunction()
 
 function(course_lesson NN slug)
-  cmake_parse_arguments(L "" "TITLE;POINTS;BENCH" "SOURCES;TESTS;MUTANTS;EMU_ONLY_MUTANTS;BENCH_LIBRARIES" ${ARGN})
+  cmake_parse_arguments(L "" "TITLE;POINTS;BENCH" "SOURCES;TESTS;MUTANTS;EMU_ONLY_MUTANTS;BENCH_LIBRARIES;FORBID" ${ARGN})
   if(NOT L_TITLE OR NOT L_POINTS OR NOT L_SOURCES OR NOT L_TESTS)
     message(FATAL_ERROR "course_lesson(${NN} ${slug}): TITLE, POINTS, SOURCES and TESTS are required")
   endif()
@@ -100,12 +137,21 @@ function(course_lesson NN slug)
   set(test_dir "${CMAKE_SOURCE_DIR}/tests/${folder}")
   _course_source_root(source_root)
 
-  # The tests, compiled once per build tree.
-  list(TRANSFORM L_TESTS PREPEND "${test_dir}/")
-  add_library(${key}_tests OBJECT ${L_TESTS})
-  target_link_libraries(${key}_tests PUBLIC course_test_support)
-  target_include_directories(${key}_tests PUBLIC "${lesson_dir}" "${test_dir}")
-  target_compile_options(${key}_tests PRIVATE -Wall -Wextra)
+  # The tests, compiled once per build tree (or imported from the base tree
+  # of grade-all), with an instructor's hidden tests for the lesson, if any:
+  # COURSE_EXTRA_TESTS/NN-slug/*_test.cpp.
+  if(NOT COURSE_PREBUILT)
+    list(TRANSFORM L_TESTS PREPEND "${test_dir}/")
+    if(COURSE_EXTRA_TESTS)
+      file(GLOB extra_tests "${COURSE_EXTRA_TESTS}/${folder}/*_test.cpp")
+      list(APPEND L_TESTS ${extra_tests})
+    endif()
+    add_library(${key}_tests OBJECT ${L_TESTS})
+    target_link_libraries(${key}_tests PUBLIC course_test_support)
+    target_include_directories(${key}_tests PUBLIC "${lesson_dir}" "${test_dir}")
+    target_compile_options(${key}_tests PRIVATE -Wall -Wextra)
+    set_property(GLOBAL APPEND PROPERTY COURSE_LESSON_TEST_TARGETS ${key}_tests)
+  endif()
 
   # The graded implementation: each test case becomes its own CTest test.
   set(graded_files ${L_SOURCES})
@@ -117,7 +163,7 @@ function(course_lesson NN slug)
 
   # The benchmark: GPU only, built with the graded implementation.
   set(has_bench 0)
-  if(L_BENCH AND COURSE_BACKEND_RESOLVED STREQUAL "cuda")
+  if(L_BENCH AND COURSE_BACKEND_RESOLVED STREQUAL "cuda" AND NOT COURSE_PREBUILT)
     add_executable(${key}_bench "${test_dir}/${L_BENCH}" ${graded_files})
     target_include_directories(${key}_bench PRIVATE "${lesson_dir}" "${test_dir}")
     target_link_libraries(${key}_bench PRIVATE course_harness CUDA::cudart ${L_BENCH_LIBRARIES})
@@ -127,7 +173,12 @@ function(course_lesson NN slug)
     set(has_bench 1)
   endif()
 
-  file(APPEND "${COURSE_META_DIR}/lessons.tsv" "${NN}\t${slug}\t${L_TITLE}\t${L_POINTS}\t${has_bench}\n")
+  # Columns: number, slug, title, points, has a benchmark, SOURCES and FORBID
+  # (each a list joined by "|").
+  string(REPLACE ";" "|" sources_field "${L_SOURCES}")
+  string(REPLACE ";" "|" forbid_field "${L_FORBID}")
+  file(APPEND "${COURSE_META_DIR}/lessons.tsv"
+    "${NN}\t${slug}\t${L_TITLE}\t${L_POINTS}\t${has_bench}\t${sources_field}\t${forbid_field}\n")
 
   if(NOT COURSE_CHECK)
     return()

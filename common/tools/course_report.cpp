@@ -1,17 +1,33 @@
 // course_report: turns CTest's JUnit XML and the driver's build status into
-// the grade table students and instructors read.
+// the grade report students and instructors read, in the format their tools
+// take. One tool for `./course grade` (one student) and `./course grade-all`
+// (a class).
 //
-//   course_report --build DIR --junit FILE [--build-status FILE] [NN ...]
+//   course_report --build DIR [--format table|json|junit|csv|gradescope]
+//                 [--isolation TEXT] [--extra-tests DIR]
+//                 [--student NAME] [--junit FILE] [--build-status FILE]
+//                 [--sources DIR] [--seconds S] [--student NAME ...] [NN ...]
 //
-// DIR/course/lessons.tsv (number, slug, title, points) and
-// DIR/course/configuration.tsv (backend, reason, device, source) are written
-// by CMake at configure time. A test case's first failure is the block of
-// "[course]" lines the shared Catch2 main prints; a test that crashed or timed
-// out has none, and gets CTest's verdict with the likely cause instead.
+// DIR/course/lessons.tsv (number, slug, title, points, bench, sources,
+// forbidden calls) and DIR/course/configuration.tsv (backend, reason, device,
+// source) are written by CMake at configure time. Each --student starts a
+// student; the options after it (until the next --student) describe that
+// student's results: CTest's JUnit XML, the driver's build status (a lesson
+// that did not build: number, status, the error's lines joined by the ASCII
+// unit separator), the folder holding the student's NN-slug/ lesson files
+// (scanned for the lessons' forbidden calls) and the seconds grading took.
+// Options before the first --student describe one unnamed student.
+//
+// A test case's first failure is the block of "[course]" lines the shared
+// Catch2 main prints; a test that crashed or timed out has none, and gets
+// CTest's verdict with the likely cause instead. Points: a lesson's points
+// are shared equally over its test cases, and each passing test case earns
+// its share.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
@@ -23,6 +39,7 @@ namespace {
 struct Lesson {
     std::string number, slug, title;
     double points = 0;
+    std::vector<std::string> sources, forbidden;
 };
 
 struct TestResult {
@@ -166,103 +183,528 @@ std::string split_lines(std::string s) {
     return s;
 }
 
-void print_indented(const std::string& text) {
+std::vector<std::string> split(const std::string& s, char separator) {
+    std::vector<std::string> parts;
+    if (s.empty()) return parts;
+    std::size_t start = 0;
+    for (std::size_t at; (at = s.find(separator, start)) != std::string::npos; start = at + 1) {
+        parts.push_back(s.substr(start, at - start));
+    }
+    parts.push_back(s.substr(start));
+    return parts;
+}
+
+void print_indented(std::ostream& out, const std::string& text) {
     std::istringstream in(text);
     std::string line;
-    while (std::getline(in, line)) std::cout << "    " << line << "\n";
+    while (std::getline(in, line)) out << "    " << line << "\n";
+}
+
+// ------------------------------------------------------------ forbidden calls
+
+struct Flag {
+    std::string file;  // relative to the submission, e.g. 02-atomic-argmin/argmin.cu
+    int line = 0;
+    std::string call, text;
+};
+
+// The source with comments blanked out (newlines kept, so lines still count);
+// string and character literals are kept as they are.
+std::string without_comments(const std::string& src) {
+    std::string out = src;
+    enum { code, line_comment, block_comment, string_literal, char_literal } state = code;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const char c = out[i], next = i + 1 < out.size() ? out[i + 1] : '\0';
+        switch (state) {
+        case code:
+            if (c == '/' && next == '/') state = line_comment, out[i] = ' ';
+            else if (c == '/' && next == '*') state = block_comment, out[i] = ' ', out[++i] = ' ';
+            else if (c == '"') state = string_literal;
+            else if (c == '\'') state = char_literal;
+            break;
+        case line_comment:
+            if (c == '\n') state = code;
+            else out[i] = ' ';
+            break;
+        case block_comment:
+            if (c == '*' && next == '/') state = code, out[i] = ' ', out[++i] = ' ';
+            else if (c != '\n') out[i] = ' ';
+            break;
+        case string_literal:
+        case char_literal:
+            if (c == '\\') ++i;
+            else if (c == (state == string_literal ? '"' : '\'') || c == '\n') state = code;
+            break;
+        }
+    }
+    return out;
+}
+
+std::string trimmed(const std::string& s) {
+    const std::size_t first = s.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+std::vector<Flag> forbidden_uses(const Lesson& lesson, const std::string& sources_dir) {
+    std::vector<Flag> flags;
+    if (sources_dir.empty() || lesson.forbidden.empty()) return flags;
+    for (const std::string& source : lesson.sources) {
+        const std::string relative = lesson.number + "-" + lesson.slug + "/" + source;
+        std::ifstream in(sources_dir + "/" + relative, std::ios::binary);
+        if (!in) continue;
+        std::ostringstream text;
+        text << in.rdbuf();
+        const std::string original = text.str();
+        std::istringstream code_lines(without_comments(original)), original_lines(original);
+        std::string code, shown;
+        for (int number = 1; std::getline(code_lines, code) && std::getline(original_lines, shown); ++number) {
+            for (const std::string& call : lesson.forbidden) {
+                if (code.find(call) != std::string::npos) flags.push_back({relative, number, call, trimmed(shown)});
+            }
+        }
+    }
+    return flags;
+}
+
+// ------------------------------------------------------------ the grade
+
+struct TestGrade {
+    std::string name;  // without the "NN: " prefix
+    bool passed = false;
+    double points = 0, max_points = 0;
+    std::string message;  // the readable failure, empty when passed
+};
+
+struct LessonGrade {
+    const Lesson* lesson = nullptr;
+    std::string status;  // passed, FAILED, COMPILE ERROR, NO TESTS RAN
+    std::string reason;  // the first failure or the compile error
+    std::string first_failing_test;
+    int passed = 0, total = 0;
+    double points = 0;
+    std::vector<TestGrade> tests;
+    std::vector<Flag> flags;
+};
+
+struct Student {
+    std::string name, junit, build_status, sources;
+    double seconds = -1;
+    std::vector<LessonGrade> lessons;
+    double points = 0, max_points = 0;
+};
+
+// What the grader's limits (`./course grade-all`) look like from inside a
+// test, said in words where the message alone does not say it.
+std::string with_limit_cause(std::string text) {
+    if (text.find("bad_alloc") != std::string::npos || text.find("cudaErrorMemoryAllocation") != std::string::npos) {
+        text += "likely cause: memory ran out (when grading, each process's address space is limited): "
+                "an allocation without bound?\n";
+    } else if (text.find("SIGSEGV") != std::string::npos || text.find("SIGBUS") != std::string::npos) {
+        text += "likely cause: the program crashed on memory it does not own (a null or dangling host "
+                "pointer, or a device pointer used on the host?)\n";
+    } else if (text.find("Resource temporarily unavailable") != std::string::npos) {
+        text += "likely cause: the limit on processes and threads was reached (when grading, a submission may "
+                "start only a few): a process or thread started without bound?\n";
+    }
+    return text;
+}
+
+// Paths inside the staged submission, shown as the student knows them
+// (01-grid-stride-loop/saxpy.cu): the folder's absolute path removed, and
+// its path relative to the repository `root`, which the test main already
+// shortens paths inside the repository to.
+std::string relative_to(std::string text, const std::string& folder, const std::string& root) {
+    if (folder.empty()) return text;
+    std::vector<std::string> prefixes = {folder + "/"};
+    if (!root.empty() && folder.rfind(root + "/", 0) == 0) prefixes.push_back(folder.substr(root.size() + 1) + "/");
+    for (const std::string& prefix : prefixes) {
+        for (std::size_t at; (at = text.find(prefix)) != std::string::npos;) text.erase(at, prefix.size());
+    }
+    return text;
+}
+
+void grade(Student& student, const std::vector<Lesson>& lessons, const std::string& root) {
+    std::map<std::string, std::string> compile_errors;
+    if (!student.build_status.empty()) {
+        for (const auto& row : read_tsv(student.build_status)) {
+            if (row.size() >= 3) compile_errors[row[0]] = split_lines(row[2]);
+        }
+    }
+    const std::vector<TestResult> results =
+        student.junit.empty() ? std::vector<TestResult>{} : read_junit(student.junit);
+    for (const Lesson& lesson : lessons) {
+        LessonGrade g;
+        g.lesson = &lesson;
+        g.flags = forbidden_uses(lesson, student.sources);
+        for (const TestResult& r : results) {
+            if (r.lesson != lesson.number) continue;
+            TestGrade t;
+            t.name = trimmed(r.name.substr(r.name.find(':') + 1));
+            t.passed = r.passed;
+            t.message = relative_to(with_limit_cause(r.failure), student.sources, root);
+            g.tests.push_back(t);
+        }
+        g.total = static_cast<int>(g.tests.size());
+        if (compile_errors.count(lesson.number)) {
+            g.status = "COMPILE ERROR";
+            g.reason = compile_errors[lesson.number];
+            g.tests.clear();
+            g.total = 0;
+        } else if (g.total == 0) {
+            g.status = "NO TESTS RAN";
+            g.reason = "no test of this lesson ran (did its test program start?)\n";
+        } else {
+            for (TestGrade& t : g.tests) {
+                t.max_points = lesson.points / g.total;
+                t.points = t.passed ? t.max_points : 0;
+                g.points += t.points;
+                if (t.passed) ++g.passed;
+                else if (g.first_failing_test.empty()) g.first_failing_test = t.name, g.reason = t.message;
+            }
+            g.status = g.passed == g.total ? "passed" : "FAILED";
+        }
+        student.points += g.points;
+        student.max_points += lesson.points;
+        student.lessons.push_back(g);
+    }
+}
+
+// ------------------------------------------------------------ output helpers
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (const unsigned char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        default:
+            if (c < 0x20 || c == 0x7f) {
+                char buffer[8];
+                std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+                out += buffer;
+            } else {
+                out += static_cast<char>(c);
+            }
+        }
+    }
+    return out + "\"";
+}
+
+std::string xml_escape(const std::string& s) {
+    std::string out;
+    for (const unsigned char c : s) {
+        switch (c) {
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '&': out += "&amp;"; break;
+        case '"': out += "&quot;"; break;
+        default:
+            // XML 1.0 allows no control characters but tab and newlines.
+            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
+            else out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string number(double value) {
+    std::ostringstream out;
+    out << std::setprecision(10) << value;
+    return out.str();
+}
+
+std::string flag_line(const Flag& f) {
+    return f.file + ":" + std::to_string(f.line) + ": uses " + f.call + ", which this lesson forbids: " + f.text;
+}
+
+struct Context {
+    std::map<std::string, std::string> config;
+    std::string isolation;
+};
+
+// ------------------------------------------------------------ formats
+
+void write_table(std::ostream& out, const Context& ctx, const std::vector<Student>& students) {
+    auto config = ctx.config;
+    out << "CUDA course grade report\n"
+        << "  backend:   " << config["backend"] << " (" << config["reason"] << ")\n"
+        << "  device:    " << config["device"] << "\n";
+    if (!ctx.isolation.empty()) out << "  isolation: " << ctx.isolation << "\n";
+    if (students.size() == 1) {
+        const Student& st = students.front();
+        if (!st.name.empty()) out << "  student:   " << st.name << "\n";
+        else out << "  source:    " << config["source"] << "\n";
+        out << "\n";
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-3s %-34s %7s %13s  %s\n", "#", "lesson", "tests", "points", "status");
+        out << line;
+        for (const LessonGrade& g : st.lessons) {
+            char pts[32];
+            std::snprintf(pts, sizeof pts, "%.1f/%g", g.points, g.lesson->points);
+            const std::string tests =
+                g.status == "COMPILE ERROR" ? "-" : std::to_string(g.passed) + "/" + std::to_string(g.total);
+            std::string status = g.status;
+            if (!g.flags.empty()) status += ", FLAGGED";
+            std::snprintf(line, sizeof line, "  %-3s %-34s %7s %13s  %s\n", g.lesson->number.c_str(),
+                          g.lesson->title.substr(0, 34).c_str(), tests.c_str(), pts, status.c_str());
+            out << line;
+        }
+        char pts[32];
+        std::snprintf(pts, sizeof pts, "%.1f/%g", st.points, st.max_points);
+        std::snprintf(line, sizeof line, "  %-3s %-34s %7s %13s\n", "", "total", "", pts);
+        out << line;
+        for (const LessonGrade& g : st.lessons) {
+            if (g.status == "COMPILE ERROR") {
+                out << "\nLesson " << g.lesson->number << " does not compile:\n";
+                print_indented(out, g.reason);
+            } else if (!g.first_failing_test.empty()) {
+                out << "\nLesson " << g.lesson->number << ", first failing test: \"" << g.first_failing_test << "\"\n";
+                print_indented(out, g.reason);
+            } else if (g.status == "NO TESTS RAN") {
+                out << "\nLesson " << g.lesson->number << ": " << g.reason;
+            }
+            if (!g.flags.empty()) {
+                out << "\nLesson " << g.lesson->number << " is flagged: it uses what the lesson forbids\n";
+                for (const Flag& f : g.flags) print_indented(out, flag_line(f));
+            }
+        }
+        return;
+    }
+    // A class: one row per student.
+    out << "\n  " << std::left << std::setw(24) << "student";
+    for (const LessonGrade& g : students.front().lessons) out << std::right << std::setw(7) << g.lesson->number;
+    out << std::setw(11) << "total" << std::setw(9) << "time" << "  notes\n";
+    for (const Student& st : students) {
+        out << "  " << std::left << std::setw(24) << st.name.substr(0, 24);
+        std::string notes;
+        for (const LessonGrade& g : st.lessons) {
+            char pts[16];
+            std::snprintf(pts, sizeof pts, "%.1f", g.points);
+            out << std::right << std::setw(7) << pts;
+            if (g.status == "COMPILE ERROR") notes += " " + g.lesson->number + ":compile-error";
+            else if (g.status == "NO TESTS RAN") notes += " " + g.lesson->number + ":no-tests";
+            if (!g.flags.empty()) notes += " " + g.lesson->number + ":flagged";
+        }
+        char total[32], time[32];
+        std::snprintf(total, sizeof total, "%.1f/%g", st.points, st.max_points);
+        if (st.seconds >= 0) std::snprintf(time, sizeof time, "%.1f s", st.seconds);
+        else std::snprintf(time, sizeof time, "-");
+        out << std::setw(11) << total << std::setw(9) << time << " " << notes << "\n";
+    }
+}
+
+void write_json(std::ostream& out, const Context& ctx, const std::vector<Student>& students) {
+    auto config = ctx.config;
+    out << "{\n  \"backend\": " << json_string(config["backend"]) << ",\n  \"backend_reason\": "
+        << json_string(config["reason"]) << ",\n  \"device\": " << json_string(config["device"])
+        << ",\n  \"isolation\": " << json_string(ctx.isolation) << ",\n  \"students\": [";
+    for (std::size_t s = 0; s < students.size(); ++s) {
+        const Student& st = students[s];
+        out << (s ? "," : "") << "\n    {\"student\": " << json_string(st.name) << ", \"score\": " << number(st.points)
+            << ", \"max_score\": " << number(st.max_points);
+        if (st.seconds >= 0) out << ", \"seconds\": " << number(st.seconds);
+        out << ",\n     \"lessons\": [";
+        for (std::size_t l = 0; l < st.lessons.size(); ++l) {
+            const LessonGrade& g = st.lessons[l];
+            out << (l ? "," : "") << "\n      {\"lesson\": " << json_string(g.lesson->number)
+                << ", \"title\": " << json_string(g.lesson->title) << ", \"status\": " << json_string(g.status)
+                << ", \"points\": " << number(g.points) << ", \"max_points\": " << number(g.lesson->points)
+                << ", \"passed\": " << g.passed << ", \"total\": " << g.total
+                << ",\n       \"reason\": " << json_string(g.reason) << ",\n       \"flags\": [";
+            for (std::size_t f = 0; f < g.flags.size(); ++f) {
+                const Flag& flag = g.flags[f];
+                out << (f ? ", " : "") << "{\"file\": " << json_string(flag.file) << ", \"line\": " << flag.line
+                    << ", \"call\": " << json_string(flag.call) << ", \"text\": " << json_string(flag.text) << "}";
+            }
+            out << "],\n       \"tests\": [";
+            for (std::size_t t = 0; t < g.tests.size(); ++t) {
+                const TestGrade& test = g.tests[t];
+                out << (t ? "," : "") << "\n        {\"name\": " << json_string(test.name)
+                    << ", \"passed\": " << (test.passed ? "true" : "false") << ", \"points\": " << number(test.points)
+                    << ", \"max_points\": " << number(test.max_points) << ", \"message\": " << json_string(test.message)
+                    << "}";
+            }
+            out << "]}";
+        }
+        out << "]}";
+    }
+    out << "\n  ]\n}\n";
+}
+
+// JUnit XML as CI systems and GitHub Classroom read it: one testsuite per
+// student, one testcase per test case (classname: the lesson), and one
+// failing "builds" testcase for a lesson that does not compile.
+// Adds a student's JUnit test cases and failures to the counts.
+void count_junit_cases(const Student& st, int& tests, int& failures) {
+    for (const LessonGrade& g : st.lessons) {
+        tests += g.tests.empty() ? 1 : static_cast<int>(g.tests.size());
+        failures += g.tests.empty() ? 1 : g.total - g.passed;
+    }
+}
+
+void write_junit(std::ostream& out, const Context& ctx, const std::vector<Student>& students) {
+    (void)ctx;
+    int tests = 0, failures = 0;
+    for (const Student& st : students) count_junit_cases(st, tests, failures);
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"CUDA course\" tests=\"" << tests
+        << "\" failures=\"" << failures << "\">\n";
+    for (const Student& st : students) {
+        int st_tests = 0, st_failures = 0;
+        count_junit_cases(st, st_tests, st_failures);
+        const std::string prefix = st.name.empty() ? "" : st.name + ".";
+        out << "  <testsuite name=\"" << xml_escape(st.name.empty() ? "course" : st.name) << "\" tests=\"" << st_tests
+            << "\" failures=\"" << st_failures << "\">\n";
+        for (const LessonGrade& g : st.lessons) {
+            const std::string classname = xml_escape(prefix + "lesson" + g.lesson->number);
+            std::string flags;
+            for (const Flag& f : g.flags) flags += flag_line(f) + "\n";
+            if (g.tests.empty()) {
+                out << "    <testcase classname=\"" << classname << "\" name=\""
+                    << (g.status == "COMPILE ERROR" ? "builds" : "runs") << "\">\n      <failure message=\""
+                    << xml_escape(g.status) << "\">" << xml_escape(g.reason) << "</failure>\n";
+                if (!flags.empty()) out << "      <system-out>" << xml_escape(flags) << "</system-out>\n";
+                out << "    </testcase>\n";
+                continue;
+            }
+            for (const TestGrade& t : g.tests) {
+                out << "    <testcase classname=\"" << classname << "\" name=\"" << xml_escape(t.name) << "\">\n";
+                if (!t.passed) {
+                    const std::string first = t.message.substr(0, t.message.find('\n'));
+                    out << "      <failure message=\"" << xml_escape(first) << "\">" << xml_escape(t.message)
+                        << "</failure>\n";
+                }
+                if (!flags.empty()) out << "      <system-out>" << xml_escape(flags) << "</system-out>\n";
+                out << "    </testcase>\n";
+            }
+        }
+        out << "  </testsuite>\n";
+    }
+    out << "</testsuites>\n";
+}
+
+void write_csv(std::ostream& out, const Context& ctx, const std::vector<Student>& students) {
+    (void)ctx;
+    out << "student";
+    if (!students.empty()) {
+        for (const LessonGrade& g : students.front().lessons) out << "," << g.lesson->number;
+    }
+    out << ",total,max,flagged\n";
+    for (const Student& st : students) {
+        out << csv_field(st.name);
+        std::string flagged;
+        for (const LessonGrade& g : st.lessons) {
+            out << "," << number(g.points);
+            if (!g.flags.empty()) flagged += (flagged.empty() ? "" : " ") + g.lesson->number;
+        }
+        out << "," << number(st.points) << "," << number(st.max_points) << "," << csv_field(flagged) << "\n";
+    }
+}
+
+// Gradescope's results.json (one student): score, max_score and one entry
+// per test case, or per lesson that did not build.
+void write_gradescope(std::ostream& out, const Context& ctx, const Student& st) {
+    auto config = ctx.config;
+    out << "{\n  \"score\": " << number(st.points) << ",\n  \"max_score\": " << number(st.max_points)
+        << ",\n  \"output\": "
+        << json_string("Graded on " + config["backend"] + " (" + config["device"] + ")" +
+                       (ctx.isolation.empty() ? "" : "; isolation: " + ctx.isolation))
+        << ",\n  \"tests\": [";
+    bool first = true;
+    for (const LessonGrade& g : st.lessons) {
+        std::string flags;
+        for (const Flag& f : g.flags) flags += "\nFLAGGED: " + flag_line(f);
+        const std::string heading = "Lesson " + g.lesson->number + " (" + g.lesson->title + "): ";
+        if (g.tests.empty()) {
+            out << (first ? "" : ",") << "\n    {\"name\": " << json_string(heading + g.status)
+                << ", \"score\": 0, \"max_score\": " << number(g.lesson->points)
+                << ", \"status\": \"failed\", \"output\": " << json_string(g.reason + flags) << "}";
+            first = false;
+            continue;
+        }
+        for (const TestGrade& t : g.tests) {
+            out << (first ? "" : ",") << "\n    {\"name\": " << json_string(heading + t.name)
+                << ", \"score\": " << number(t.points) << ", \"max_score\": " << number(t.max_points)
+                << ", \"status\": " << (t.passed ? "\"passed\"" : "\"failed\"")
+                << ", \"output\": " << json_string(t.message + flags) << "}";
+            first = false;
+        }
+    }
+    out << "\n  ]\n}\n";
+}
+
+int usage() {
+    std::cerr << "usage: course_report --build DIR [--format table|json|junit|csv|gradescope] [--isolation TEXT]\n"
+                 "                     [--student NAME] [--junit FILE] [--build-status FILE] [--sources DIR]\n"
+                 "                     [--seconds S] [--student NAME ...] [NN ...]\n";
+    return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string build_dir, junit, build_status;
+    std::string build_dir, format = "table";
+    Context ctx;
     std::set<std::string> selected;
+    std::vector<Student> students(1);  // the unnamed student, until a --student names one
+    bool named = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--build" && i + 1 < argc) build_dir = argv[++i];
-        else if (arg == "--junit" && i + 1 < argc) junit = argv[++i];
-        else if (arg == "--build-status" && i + 1 < argc) build_status = argv[++i];
+        const bool has_value = i + 1 < argc;
+        if (arg == "--build" && has_value) build_dir = argv[++i];
+        else if (arg == "--format" && has_value) format = argv[++i];
+        else if (arg == "--isolation" && has_value) ctx.isolation = argv[++i];
+        else if (arg == "--student" && has_value) {
+            if (named) students.emplace_back();
+            named = true;
+            students.back().name = argv[++i];
+        } else if (arg == "--junit" && has_value) students.back().junit = argv[++i];
+        else if (arg == "--build-status" && has_value) students.back().build_status = argv[++i];
+        else if (arg == "--sources" && has_value) students.back().sources = argv[++i];
+        else if (arg == "--seconds" && has_value) students.back().seconds = std::stod(argv[++i]);
         else if (!arg.empty() && arg[0] != '-') selected.insert(arg);
-        else {
-            std::cerr << "usage: course_report --build DIR --junit FILE [--build-status FILE] [NN ...]\n";
-            return 2;
-        }
+        else return usage();
     }
     if (build_dir.empty()) {
         std::cerr << "course_report: --build DIR is required\n";
+        return usage();
+    }
+    if (format != "table" && format != "json" && format != "junit" && format != "csv" && format != "gradescope") {
+        std::cerr << "course_report: unknown format '" << format << "' (table, json, junit, csv or gradescope)\n";
+        return 2;
+    }
+    if (format == "gradescope" && students.size() != 1) {
+        std::cerr << "course_report: gradescope's results.json holds one student; give one --student\n";
         return 2;
     }
 
-    std::map<std::string, std::string> config;
     for (const auto& row : read_tsv(build_dir + "/course/configuration.tsv")) {
-        if (row.size() >= 2) config[row[0]] = row[1];
+        if (row.size() >= 2) ctx.config[row[0]] = row[1];
     }
     std::vector<Lesson> lessons;
     for (const auto& row : read_tsv(build_dir + "/course/lessons.tsv")) {
         if (row.size() < 4 || (!selected.empty() && !selected.count(row[0]))) continue;
-        lessons.push_back({row[0], row[1], row[2], std::stod(row[3])});
+        Lesson lesson{row[0], row[1], row[2], std::stod(row[3]), {}, {}};
+        if (row.size() >= 6) lesson.sources = split(row[5], '|');
+        if (row.size() >= 7) lesson.forbidden = split(row[6], '|');
+        lessons.push_back(lesson);
     }
-    std::map<std::string, std::string> compile_errors;
-    if (!build_status.empty()) {
-        for (const auto& row : read_tsv(build_status)) {
-            if (row.size() >= 3) compile_errors[row[0]] = split_lines(row[2]);
-        }
-    }
-    const std::vector<TestResult> results = junit.empty() ? std::vector<TestResult>{} : read_junit(junit);
+    for (Student& st : students) grade(st, lessons, ctx.config["root"]);
 
-    std::cout << "CUDA course grade report\n"
-              << "  backend: " << config["backend"] << " (" << config["reason"] << ")\n"
-              << "  device:  " << config["device"] << "\n"
-              << "  source:  " << config["source"] << "\n\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-3s %-34s %7s %13s  %s\n", "#", "lesson", "tests", "points", "status");
-    std::cout << line;
-
-    double total_points = 0, max_points = 0;
-    std::vector<std::pair<std::string, std::string>> details;  // lesson heading, text
-    for (const Lesson& lesson : lessons) {
-        int passed = 0, total = 0;
-        const TestResult* first_failure = nullptr;
-        for (const TestResult& r : results) {
-            if (r.lesson != lesson.number) continue;
-            ++total;
-            if (r.passed) ++passed;
-            else if (first_failure == nullptr) first_failure = &r;
-        }
-        std::string status;
-        double points = 0;
-        std::string tests = std::to_string(passed) + "/" + std::to_string(total);
-        if (compile_errors.count(lesson.number)) {
-            status = "COMPILE ERROR";
-            tests = "-";
-            details.emplace_back("Lesson " + lesson.number + " does not compile:", compile_errors[lesson.number]);
-        } else if (total == 0) {
-            status = "NO TESTS RAN";
-        } else {
-            points = lesson.points * passed / total;
-            status = passed == total ? "passed" : "FAILED";
-            if (first_failure != nullptr) {
-                details.emplace_back("Lesson " + lesson.number + ", first failing test: \"" +
-                                         first_failure->name.substr(first_failure->name.find(':') + 1) + "\"",
-                                     first_failure->failure);
-            }
-        }
-        total_points += points;
-        max_points += lesson.points;
-        char pts[32];
-        std::snprintf(pts, sizeof pts, "%.1f/%g", points, lesson.points);
-        std::snprintf(line, sizeof line, "  %-3s %-34s %7s %13s  %s\n", lesson.number.c_str(),
-                      lesson.title.substr(0, 34).c_str(), tests.c_str(), pts, status.c_str());
-        std::cout << line;
-    }
-    char pts[32];
-    std::snprintf(pts, sizeof pts, "%.1f/%g", total_points, max_points);
-    std::snprintf(line, sizeof line, "  %-3s %-34s %7s %13s\n", "", "total", "", pts);
-    std::cout << line;
-
-    for (const auto& [heading, text] : details) {
-        std::cout << "\n" << heading << "\n";
-        print_indented(text);
-    }
+    if (format == "table") write_table(std::cout, ctx, students);
+    else if (format == "json") write_json(std::cout, ctx, students);
+    else if (format == "junit") write_junit(std::cout, ctx, students);
+    else if (format == "csv") write_csv(std::cout, ctx, students);
+    else write_gradescope(std::cout, ctx, students.front());
     return 0;
 }

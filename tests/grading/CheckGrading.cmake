@@ -1,0 +1,218 @@
+# The grading check (label `grading` in `./course check`): grades the hostile
+# and broken submissions of tests/grading/expected.tsv, with good ones beside
+# them, through `./course grade-all` on the emulator, and fails unless
+#  - each submission's lesson 01 has its expected status, points and reason,
+#    and the one using a forbidden call is flagged with its file and line;
+#  - the hidden test of tests/grading/extra-tests/ counted and stayed hidden;
+#  - nothing outside the students' own build trees changed: a canary file
+#    next to them, the planted hidden test, the repository (no file the
+#    hostile submissions write, README.md unmarked), the host's /tmp;
+#  - the gradebook came out in every format.
+#
+#   cmake -DROOT=<repo> -DSCRATCH=<empty folder> -DMAKE_MUTANT=<course_make_mutant> -P CheckGrading.cmake
+cmake_minimum_required(VERSION 3.25)
+set(marker "HACKED-BY-SUBMISSION")  # what tests/grading/cases/writes_outside.mutant writes
+set(lesson 01-grid-stride-loop)
+set(failures "")
+macro(fail)
+  string(JOIN "" text ${ARGN})
+  list(APPEND failures "${text}")
+  message(STATUS "FAIL: ${text}")
+endmacro()
+
+# A fresh start, but for the base tree (the emulator and the tests, rebuilt
+# only where the course changed).
+file(GLOB previous "${SCRATCH}/*" "${SCRATCH}/build/*")
+list(FILTER previous EXCLUDE REGEX "^${SCRATCH}/build(/grade-base)?$")
+if(previous)
+  file(REMOVE_RECURSE ${previous})
+endif()
+set(submissions "${SCRATCH}/submissions")
+set(extra "${SCRATCH}/extra-tests")  # the instructor's hidden tests, copied outside the repository
+file(COPY "${ROOT}/tests/grading/extra-tests/${lesson}" DESTINATION "${extra}")
+file(WRITE "${SCRATCH}/canary.txt" "the instructor's file next to the students' build trees\n")
+file(SHA256 "${SCRATCH}/canary.txt" canary_before)
+file(GLOB hidden_tests "${extra}/${lesson}/*")
+file(SHA256 "${hidden_tests}" hidden_before)
+file(READ "${ROOT}/README.md" readme_before)
+
+# The submissions, as expected.tsv says each is made.
+file(STRINGS "${ROOT}/tests/grading/expected.tsv" rows REGEX "^[a-z]")
+set(cases "")
+foreach(row IN LISTS rows)
+  string(REPLACE "\t" ";" row "${row}")
+  list(GET row 0 case)
+  list(GET row 1 made_from)
+  list(APPEND cases "${case}")
+  set(dir "${submissions}/${case}")
+  if(made_from STREQUAL "solutions")
+    file(COPY "${ROOT}/solutions/${lesson}" DESTINATION "${dir}/starter")  # one folder down, as handed in
+  elseif(made_from STREQUAL "starter")
+    file(COPY "${ROOT}/starter/${lesson}" DESTINATION "${dir}")
+  elseif(made_from STREQUAL "empty")
+    file(MAKE_DIRECTORY "${dir}/${lesson}")
+  else()
+    file(MAKE_DIRECTORY "${dir}/${lesson}")
+    execute_process(COMMAND "${MAKE_MUTANT}" "${ROOT}/solutions/${lesson}/saxpy.cu" "${ROOT}/${made_from}"
+                            "${dir}/${lesson}/saxpy.cu" RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "cannot make ${case} from ${made_from}")
+    endif()
+  endif()
+endforeach()
+
+# Grade them. Short time limits keep the hung cases quick.
+set(gradebook "${SCRATCH}/gradebook")
+execute_process(
+  COMMAND "${CMAKE_COMMAND}" -E env COURSE_BUILD_DIR=${SCRATCH}/build COURSE_BACKEND=emu COURSE_TEST_TIMEOUT=20
+          COURSE_EMU_TIMEOUT=5 COURSE_JOBS=2
+          "${ROOT}/course" grade-all "${submissions}" --extra-tests "${extra}" --output "${gradebook}" --format table 01
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "${err}${out}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "./course grade-all failed (exit ${rc})")
+endif()
+
+# Every case as expected. Without bubblewrap the submissions see the
+# repository as the grader's uid does: reading the solution then works, and
+# those two cases are reported, not checked.
+file(READ "${gradebook}/gradebook.json" json)
+string(JSON isolation GET "${json}" isolation)
+set(sandboxed TRUE)
+if(NOT isolation MATCHES "^bubblewrap")
+  set(sandboxed FALSE)
+  message(STATUS "no bubblewrap sandbox here (${isolation}): not checking reads_instructor_files and includes_solution")
+  list(FILTER rows EXCLUDE REGEX "^(reads_instructor_files|includes_solution)\t")
+endif()
+string(JSON count LENGTH "${json}" students)
+math(EXPR last "${count} - 1")
+foreach(row IN LISTS rows)
+  string(REPLACE "\t" ";" row "${row}")
+  list(GET row 0 case)
+  list(GET row 2 want_status)
+  list(GET row 3 want_points)
+  list(GET row 4 want_reason)
+  list(GET row 5 want_flagged)
+  set(found FALSE)
+  foreach(i RANGE ${last})
+    string(JSON name GET "${json}" students ${i} student)
+    if(NOT name STREQUAL case)
+      continue()
+    endif()
+    set(found TRUE)
+    string(JSON status GET "${json}" students ${i} lessons 0 status)
+    string(JSON points GET "${json}" students ${i} lessons 0 points)
+    string(JSON reason GET "${json}" students ${i} lessons 0 reason)
+    string(JSON flags LENGTH "${json}" students ${i} lessons 0 flags)
+    string(JSON tests LENGTH "${json}" students ${i} lessons 0 tests)
+    if(NOT status STREQUAL want_status)
+      fail("${case}: status ${status}, expected ${want_status}; reason: ${reason}")
+    endif()
+    # POINTS: some but not all, since a hostile change spares the tests it does not reach (n = 0).
+    if(want_points STREQUAL "POINTS")
+      if(points GREATER_EQUAL 10)
+        fail("${case}: ${points} points, expected fewer than 10")
+      endif()
+    elseif(NOT points EQUAL want_points)
+      fail("${case}: ${points} points, expected ${want_points}")
+    endif()
+    if(NOT want_reason STREQUAL "" AND NOT reason MATCHES "${want_reason}")
+      fail("${case}: the reason does not match '${want_reason}': ${reason}")
+    endif()
+    if(want_flagged STREQUAL "yes")
+      if(flags EQUAL 0)
+        fail("${case}: not flagged for its forbidden call")
+      else()
+        string(JSON file GET "${json}" students ${i} lessons 0 flags 0 file)
+        string(JSON line GET "${json}" students ${i} lessons 0 flags 0 line)
+        if(NOT file STREQUAL "${lesson}/saxpy.cu" OR line LESS 1)
+          fail("${case}: flagged at ${file}:${line}, expected ${lesson}/saxpy.cu and its line")
+        endif()
+      endif()
+    elseif(NOT flags EQUAL 0)
+      fail("${case}: flagged, but uses no forbidden call")
+    endif()
+    if(case STREQUAL "solution")
+      # The lesson's five tests and the hidden one.
+      string(JSON hidden GET "${json}" students ${i} lessons 0 tests 5 name)
+      if(NOT tests EQUAL 6 OR NOT hidden MATCHES "^hidden: ")
+        fail("solution: ${tests} tests graded, expected the lesson's 5 and the hidden one")
+      endif()
+    endif()
+  endforeach()
+  if(NOT found)
+    fail("${case}: missing from the gradebook")
+  endif()
+endforeach()
+
+# What the hostile submissions printed: they never read an instructor's file
+# nor reached the network.
+set(students "${SCRATCH}/build/grade-students")
+if(sandboxed)
+  file(READ "${students}/reads_instructor_files/work/logs/results.xml" log)
+  if(log MATCHES "\\[hostile\\] read ")
+    fail("reads_instructor_files read an instructor's file")
+  endif()
+  if(NOT log MATCHES "\\[hostile\\] could not read")
+    fail("reads_instructor_files: its tests did not run as expected")
+  endif()
+endif()
+file(READ "${students}/opens_network/work/logs/results.xml" log)
+if(log MATCHES ": connected")
+  fail("opens_network reached the network")
+endif()
+
+# Nothing outside the students' own trees changed.
+file(SHA256 "${SCRATCH}/canary.txt" canary_after)
+if(NOT canary_after STREQUAL canary_before)
+  fail("the canary file next to the students' trees changed")
+endif()
+file(SHA256 "${hidden_tests}" hidden_after)
+if(NOT hidden_after STREQUAL hidden_before)
+  fail("the hidden test changed")
+endif()
+file(READ "${ROOT}/README.md" readme_after)
+if(readme_after MATCHES "${marker}")
+  fail("README.md of the repository was written to")
+endif()
+file(GLOB_RECURSE written LIST_DIRECTORIES false "${SCRATCH}/*${marker}*")
+list(FILTER written EXCLUDE REGEX "^${students}/[^/]+/work/")
+set(outside "${ROOT}" "${ROOT}/solutions/${lesson}" "${ROOT}/build" "${SCRATCH}/..")
+if(sandboxed)
+  list(APPEND outside /tmp)  # without the sandbox's private /tmp, anyone may write there
+endif()
+foreach(dir IN LISTS outside)
+  if(EXISTS "${dir}/${marker}.txt")
+    list(APPEND written "${dir}/${marker}.txt")
+  endif()
+endforeach()
+if(written)
+  fail("hostile submissions wrote outside their build trees: ${written}")
+endif()
+
+# The gradebook in every format.
+foreach(file gradebook.csv gradebook.json gradebook.txt results.xml gradescope/solution/results.json)
+  if(NOT EXISTS "${gradebook}/${file}")
+    fail("the gradebook has no ${file}")
+  endif()
+endforeach()
+file(READ "${gradebook}/gradescope/solution/results.json" gradescope)
+string(JSON score GET "${gradescope}" score)
+string(JSON max_score GET "${gradescope}" max_score)
+if(NOT score EQUAL 10 OR NOT max_score EQUAL 10)
+  fail("gradescope/solution/results.json: score ${score} of ${max_score}, expected 10 of 10")
+endif()
+file(STRINGS "${gradebook}/gradebook.csv" csv)
+list(LENGTH csv csv_rows)
+list(LENGTH cases case_count)
+math(EXPR want_rows "${case_count} + 1")
+if(NOT csv_rows EQUAL want_rows)
+  fail("gradebook.csv has ${csv_rows} lines, expected ${want_rows}")
+endif()
+
+list(LENGTH failures failed)
+if(failed GREATER 0)
+  string(JOIN "\n  " text ${failures})
+  message(FATAL_ERROR "${failed} grading expectations failed:\n  ${text}")
+endif()
+message(STATUS "all ${case_count} submissions graded as expected, every one contained")
