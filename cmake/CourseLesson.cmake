@@ -154,8 +154,19 @@ function(course_lesson NN slug)
   endif()
 
   # The graded implementation: each test case becomes its own CTest test.
-  set(graded_files ${L_SOURCES})
-  list(TRANSFORM graded_files PREPEND "${source_root}/${folder}/")
+  # A file the graded source lacks is replaced by one that fails to compile
+  # saying so: that lesson shows a compile error, and the others still build
+  # (nvcc's generator would otherwise refuse the whole tree).
+  set(graded_files "")
+  foreach(file IN LISTS L_SOURCES)
+    if(EXISTS "${source_root}/${folder}/${file}")
+      list(APPEND graded_files "${source_root}/${folder}/${file}")
+    else()
+      set(stub "${CMAKE_CURRENT_BINARY_DIR}/missing_sources/${folder}/${file}")
+      file(WRITE "${stub}" "#error \"missing ${folder}/${file}: the graded source folder has no such file\"\n")
+      list(APPEND graded_files "${stub}")
+    endif()
+  endforeach()
   _course_variant(${key} graded "${lesson_dir}" ${graded_files})
   catch_discover_tests(${key}_graded
     TEST_PREFIX "${NN}: "
