@@ -9,6 +9,7 @@
 // switch, so a kernel that never waits costs one fiber per block; only when
 // a thread waits (at a barrier or a warp collective) does the scheduler start
 // another runner for the threads behind it. Stacks are pooled across blocks.
+#include "analysis_hooks.hpp"
 #include "grid.hpp"
 
 #include <course_emu/scheduling.hpp>
@@ -854,8 +855,10 @@ void run_block(GridRun& grid, unsigned long long flat_block) {
     t_dynamic_shared.prepare(grid.info.dynamic_shared_bytes);
     t_static_shared.clear();
     t_static_shared_bytes = 0;
+    if (g_analysis_hooks != nullptr) g_analysis_hooks->block_begin(t_dynamic_shared.data(), grid.info.dynamic_shared_bytes);
     BlockRun block(grid, flat_block);
     block.run();
+    if (g_analysis_hooks != nullptr) g_analysis_hooks->block_end();
 }
 
 void atomic_scheduling_point() {
@@ -884,13 +887,17 @@ void raise_fault(const char* file, int line, const char* what, cudaError_t code)
 
 int syncthreads(const char* file, int line, BarrierKind kind, int predicate) {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("__syncthreads()", file, line);
-    return detail::t_block->barrier(file, line, kind, predicate);
+    const int result = detail::t_block->barrier(file, line, kind, predicate);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(false);
+    return result;
 }
 
 unsigned long long warp_collective(const char* file, int line, WarpOp op, unsigned mask, unsigned long long value,
                                    int arg, int width) {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("a warp collective", file, line);
-    return detail::t_block->warp(file, line, op, mask, value, arg, width);
+    const unsigned long long result = detail::t_block->warp(file, line, op, mask, value, arg, width);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(true);
+    return result;
 }
 
 unsigned activemask() {
@@ -908,6 +915,7 @@ void shared_declared(const volatile void* shared, std::size_t bytes) {
     if (detail::t_runner == nullptr) return;  // not in a kernel: nothing to register
     detail::RuntimeSection section(detail::t_runner);
     void* address = const_cast<void*>(shared);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->shared_declared(address, bytes);
     if (!detail::t_static_shared.insert(address).second) return;
     // The first thread of the block to pass the declaration poisons it, so a
     // read before any write shows (0xCD bytes: a large negative float).

@@ -9,6 +9,7 @@
 // the guard page after it: an overrun in a kernel faults at once instead of
 // silently writing the neighbouring buffer. A freed allocation stays mapped,
 // inaccessible, for a while (the quarantine), so a use after free faults too.
+#include "analysis_hooks.hpp"
 #include "state.hpp"
 
 #include <sys/mman.h>
@@ -368,6 +369,15 @@ cudaError_t g_sticky = cudaSuccess;
 std::string g_fault_report;
 
 }  // namespace
+
+std::vector<std::pair<const char*, std::size_t>> live_device_allocations() {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    std::vector<std::pair<const char*, std::size_t>> out;
+    out.reserve(r.device.size());
+    for (const auto& [start, allocation] : r.device) out.emplace_back(start, allocation.bytes);
+    return out;
+}
 
 bool describe_fault_address(const void* address, char* buffer, std::size_t size) {
     if (!g_registry_constructed.load(std::memory_order_acquire)) return false;

@@ -1,6 +1,7 @@
 // Running a grid: launch validation, schedules, the worker pool, the time
 // budget and the launch's fault report. The threads of each block are run by
 // the fiber scheduler in block.cpp.
+#include "analysis_hooks.hpp"
 #include "grid.hpp"
 
 #include <course_emu/scheduling.hpp>
@@ -20,6 +21,7 @@ namespace course_emu {
 namespace detail {
 
 thread_local ThreadContext* current_thread = nullptr;
+AnalysisHooks* g_analysis_hooks = nullptr;
 
 void builtin_outside_kernel() {
     std::fprintf(stderr,
@@ -246,6 +248,7 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     }
 
     reset_atomic_counts();
+    if (g_analysis_hooks != nullptr) g_analysis_hooks->launch_begin(info);
     GridRun run(info, thread_body, state);
     g_running_launch.store(&info);
     Watchdog::instance().arm(&run);
@@ -261,6 +264,7 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     Watchdog::instance().disarm();
     g_running_launch.store(nullptr);
     g_running_thread.store(nullptr);
+    if (g_analysis_hooks != nullptr) g_analysis_hooks->launch_end();
     if (run.faulted) set_sticky_fault(run.fault_code, std::move(run.fault_report));
 }
 

@@ -1,0 +1,765 @@
+// The emulator's analysis mode (see course_emu/analysis.hpp and
+// docs/emulator.md, "Analysis mode").
+//
+// Kernel code compiled with GCC's -fsanitize=thread calls __tsan_read4,
+// __tsan_write4, ... before every load and store. This library defines those
+// callbacks itself (no TSan runtime is linked): while an analysis runs and a
+// kernel's thread is running on the calling worker (current_thread), each
+// access to shared or global memory is recorded with the thread, its
+// synchronisation interval and the call's return address (the instruction).
+// At the end of a block, the accesses are grouped into warp requests (bank
+// conflicts, sectors); races and uninitialised reads are found as the
+// accesses arrive, on shadow state per 4-byte word.
+//
+// One worker runs the blocks during an analysis, so none of this is locked.
+#include <course_emu/analysis.hpp>
+#include <course_emu/launch.hpp>
+#include <course_emu/thread_context.hpp>
+
+#include "analysis_hooks.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace course_emu::analysis {
+namespace {
+
+using detail::current_thread;
+
+constexpr std::size_t kMaxBlockAccesses = std::size_t{1} << 23;  // grouping beyond this is skipped
+
+enum Flags : std::uint8_t { kWrite = 1, kShared = 2, kAtomic = 4 };
+
+struct Access {
+    std::uintptr_t pc;
+    std::uintptr_t address;
+    std::uint32_t barrier_epoch, warp_epoch, k;
+    std::uint32_t size;
+    std::uint16_t thread;
+    std::uint8_t flags;
+};
+
+// Who made an access, for the race shadow.
+struct Who {
+    bool valid = false;
+    std::uint32_t block = 0;
+    std::uint16_t thread = 0;
+    std::uint32_t barrier_epoch = 0, warp_epoch = 0;
+    std::uintptr_t pc = 0;
+    std::uint8_t mask = 0;  // bytes of the word
+};
+
+struct Shadow {
+    std::uint8_t written = 0;  // bytes written since the block began (shared only)
+    Who writer;
+    Who readers[2];
+};
+
+struct ThreadState {
+    std::uint32_t barrier_epoch = 0, warp_epoch = 0;
+    std::vector<std::pair<std::uintptr_t, std::uint32_t>> executions;  // pc -> times in this interval
+};
+
+struct PcKey {
+    const char* kernel;
+    std::uintptr_t pc;
+    bool store;
+    auto operator<=>(const PcKey&) const = default;
+};
+
+struct SharedStats {
+    unsigned long long requests = 0, wavefronts = 0, ideal = 0, partial = 0;
+    unsigned max_degree = 0;
+};
+struct GlobalStats {
+    unsigned long long requests = 0, sectors = 0, ideal = 0, partial = 0;
+};
+struct RaceKey {
+    bool shared;
+    const char* kernel;
+    std::uintptr_t first_pc, second_pc;
+    bool first_writes, second_writes;
+    auto operator<=>(const RaceKey&) const = default;
+};
+struct RaceSeen {
+    unsigned long long count = 0;
+    uint3 first_block{}, first_thread{}, second_block{}, second_thread{};
+};
+struct UninitSeen {
+    unsigned long long count = 0;
+    uint3 block{}, thread{};
+};
+
+uint3 unflatten(std::uint32_t i, dim3 extent) {
+    return uint3{i % extent.x, (i / extent.x) % extent.y, i / (extent.x * extent.y)};
+}
+
+class Recorder final : public detail::AnalysisHooks {
+public:
+    bool active = false;
+    bool instrumented_code_ran = false;
+
+    void start() {
+        *this = Recorder{};
+        active = true;
+    }
+
+    // ---- hooks from the emulator
+
+    void launch_begin(const LaunchInfo& info) override {
+        info_ = &info;
+        kernel_ = kernel_name(info.kernel);
+        allocations_ = detail::live_device_allocations();
+        global_shadow_.clear();
+        ++launches_[kernel_];
+    }
+    void launch_end() override {
+        global_shadow_.clear();
+        info_ = nullptr;
+    }
+
+    void block_begin(const void* dynamic_shared, std::size_t bytes) override {
+        dynamic_begin_ = reinterpret_cast<std::uintptr_t>(dynamic_shared);
+        dynamic_end_ = dynamic_begin_ + (dynamic_shared != nullptr ? bytes : 0);
+        static_shared_.clear();
+        shared_shadow_.clear();
+        accesses_.clear();
+        block_truncated_ = false;
+        const unsigned n = info_->block.x * info_->block.y * info_->block.z;
+        threads_.assign(n, ThreadState{});
+        block_linear_ = 0;
+        have_block_ = false;
+    }
+
+    void block_end() override {
+        group_block();
+        accesses_.clear();
+        accesses_.shrink_to_fit();
+    }
+
+    void after_sync(bool warp) override {
+        if (current_thread == nullptr || threads_.empty()) return;
+        ThreadState& t = threads_[thread_linear()];
+        if (warp) ++t.warp_epoch;
+        else ++t.barrier_epoch;
+        t.executions.clear();
+    }
+
+    void shared_declared(const void* address, std::size_t bytes) override {
+        const auto begin = reinterpret_cast<std::uintptr_t>(address);
+        for (const auto& r : static_shared_) {
+            if (r.first == begin) return;
+        }
+        static_shared_.emplace_back(begin, begin + bytes);
+    }
+
+    // ---- from the __tsan_* callbacks
+
+    void access(std::uintptr_t pc, const volatile void* pointer, std::size_t size, std::uint8_t flags) {
+        if (info_ == nullptr || threads_.empty()) return;
+        const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+        if (is_shared(address)) {
+            flags |= kShared;
+        } else if (!is_global(address)) {
+            return;  // the thread's stack, or the emulator's own data
+        }
+        instrumented_code_ran = true;
+        if (!have_block_) {
+            const uint3 b = current_thread->block_idx;
+            block_linear_ = b.x + info_->grid.x * (b.y + info_->grid.y * b.z);
+            have_block_ = true;
+        }
+        const std::uint32_t linear = thread_linear();
+        ThreadState& t = threads_[linear];
+        shadow_check(pc, address, size, flags, linear, t);
+        if (flags & kAtomic) return;  // atomics are not loads or stores for the L1's ld/st pipes
+        std::uint32_t k = 0;
+        auto it = std::find_if(t.executions.begin(), t.executions.end(), [pc](const auto& e) { return e.first == pc; });
+        if (it == t.executions.end()) t.executions.emplace_back(pc, 1);
+        else k = it->second++;
+        if (accesses_.size() >= kMaxBlockAccesses) {
+            block_truncated_ = true;
+            return;
+        }
+        accesses_.push_back(Access{pc, address, t.barrier_epoch, t.warp_epoch, k, static_cast<std::uint32_t>(size),
+                                   static_cast<std::uint16_t>(linear), flags});
+    }
+
+    Report report();
+
+private:
+    static const char* kernel_name(const char* name) {
+        static std::set<std::string> names;  // stable storage: launch names may be temporaries
+        return names.insert(name).first->c_str();
+    }
+
+    std::uint32_t thread_linear() const {
+        const uint3 t = current_thread->thread_idx;
+        return t.x + info_->block.x * (t.y + info_->block.y * t.z);
+    }
+
+    bool is_shared(std::uintptr_t a) const {
+        if (a >= dynamic_begin_ && a < dynamic_end_) return true;
+        for (const auto& r : static_shared_) {
+            if (a >= r.first && a < r.second) return true;
+        }
+        return false;
+    }
+
+    bool is_global(std::uintptr_t a) const {
+        auto it = std::upper_bound(allocations_.begin(), allocations_.end(), a,
+                                   [](std::uintptr_t v, const auto& e) { return v < reinterpret_cast<std::uintptr_t>(e.first); });
+        if (it == allocations_.begin()) return false;
+        --it;
+        const auto start = reinterpret_cast<std::uintptr_t>(it->first);
+        return a < start + ((it->second + 255) / 256 * 256);
+    }
+
+    // Two accesses race when they are by different threads with no barrier
+    // (or, within a warp, no warp collective) between them.
+    static bool concurrent(const Who& a, const Who& b) {
+        if (!a.valid || (a.mask & b.mask) == 0) return false;
+        if (a.block != b.block) return true;
+        if (a.thread == b.thread || a.barrier_epoch != b.barrier_epoch) return false;
+        return a.thread / 32 != b.thread / 32 || a.warp_epoch == b.warp_epoch;
+    }
+
+    void race(bool shared, const Who& earlier, bool earlier_writes, const Who& later, bool later_writes) {
+        RaceSeen& r = races_[RaceKey{shared, kernel_, earlier.pc, later.pc, earlier_writes, later_writes}];
+        if (r.count++ == 0) {
+            r.first_block = unflatten(earlier.block, info_->grid);
+            r.first_thread = unflatten(earlier.thread, info_->block);
+            r.second_block = unflatten(later.block, info_->grid);
+            r.second_thread = unflatten(later.thread, info_->block);
+        }
+    }
+
+    void shadow_check(std::uintptr_t pc, std::uintptr_t address, std::size_t size, std::uint8_t flags,
+                      std::uint32_t linear, const ThreadState& t) {
+        const bool shared = flags & kShared;
+        auto& map = shared ? shared_shadow_ : global_shadow_;
+        const std::uintptr_t end = address + size;
+        for (std::uintptr_t word = address & ~std::uintptr_t{3}; word < end; word += 4) {
+            std::uint8_t mask = 0;
+            for (unsigned b = 0; b < 4; ++b) {
+                if (word + b >= address && word + b < end) mask |= static_cast<std::uint8_t>(1u << b);
+            }
+            Shadow& s = map[word];
+            const Who me{true, block_linear_, static_cast<std::uint16_t>(linear), t.barrier_epoch, t.warp_epoch, pc, mask};
+            if (flags & kAtomic) {
+                s.written |= mask;
+                s.writer.valid = false;  // an atomic orders what came before it, as far as this check goes
+                continue;
+            }
+            if (flags & kWrite) {
+                if (concurrent(s.writer, me)) race(shared, s.writer, true, me, true);
+                for (const Who& r : s.readers) {
+                    if (concurrent(r, me)) race(shared, r, false, me, true);
+                }
+                s.writer = me;
+                s.written |= mask;
+            } else {
+                if (concurrent(s.writer, me)) race(shared, s.writer, true, me, false);
+                if (shared && (mask & ~s.written) != 0) {
+                    UninitSeen& u = uninitialised_[PcKey{kernel_, pc, false}];
+                    if (u.count++ == 0) {
+                        u.block = current_thread->block_idx;
+                        u.thread = current_thread->thread_idx;
+                    }
+                }
+                // Keep two readers of different threads: enough to find a race
+                // with any later writer (who differs from one of them).
+                Who* slot = nullptr;
+                for (Who& r : s.readers) {
+                    if (!r.valid || (r.thread == me.thread && r.block == me.block) ||
+                        (r.block == me.block && r.barrier_epoch < me.barrier_epoch)) {
+                        slot = &r;
+                        break;
+                    }
+                }
+                if (slot != nullptr) *slot = me;
+            }
+        }
+    }
+
+    void group_block();
+
+    const LaunchInfo* info_ = nullptr;
+    const char* kernel_ = "";
+    std::vector<std::pair<const char*, std::size_t>> allocations_;
+    std::uintptr_t dynamic_begin_ = 0, dynamic_end_ = 0;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> static_shared_;
+    std::unordered_map<std::uintptr_t, Shadow> shared_shadow_, global_shadow_;
+    std::vector<Access> accesses_;
+    std::vector<ThreadState> threads_;
+    std::uint32_t block_linear_ = 0;
+    bool have_block_ = false;
+    bool block_truncated_ = false;
+    unsigned long long truncated_blocks_ = 0;
+    std::map<const char*, unsigned long long> launches_;
+    std::map<PcKey, SharedStats> shared_stats_;
+    std::map<PcKey, GlobalStats> global_stats_;
+    std::map<RaceKey, RaceSeen> races_;
+    std::map<PcKey, UninitSeen> uninitialised_;
+};
+
+// Warp requests: the k-th execution of an instruction by the lanes of a
+// warp in one synchronisation interval.
+void Recorder::group_block() {
+    if (block_truncated_) ++truncated_blocks_;
+    if (accesses_.empty()) return;
+    const unsigned n = static_cast<unsigned>(threads_.size());
+    auto key = [](const Access& a) {
+        return std::make_tuple(a.flags, a.thread / 32, a.barrier_epoch, a.warp_epoch, a.pc, a.k);
+    };
+    std::sort(accesses_.begin(), accesses_.end(), [&](const Access& a, const Access& b) {
+        return std::make_pair(key(a), a.thread) < std::make_pair(key(b), b.thread);
+    });
+    std::vector<std::uintptr_t> units;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+    for (std::size_t i = 0; i < accesses_.size();) {
+        std::size_t j = i;
+        while (j < accesses_.size() && key(accesses_[j]) == key(accesses_[i])) ++j;
+        const Access& first = accesses_[i];
+        const unsigned warp = first.thread / 32;
+        const unsigned lanes_in_warp = std::min(32u, n - warp * 32);
+        unsigned lanes = 0;
+        for (std::size_t x = i; x < j; ++x) lanes += x == i || accesses_[x].thread != accesses_[x - 1].thread;
+        const PcKey pc_key{kernel_, first.pc, (first.flags & kWrite) != 0};
+        units.clear();
+        if (first.flags & kShared) {
+            for (std::size_t x = i; x < j; ++x) {
+                for (std::uintptr_t w = accesses_[x].address / 4; w <= (accesses_[x].address + accesses_[x].size - 1) / 4; ++w) {
+                    units.push_back(w);
+                }
+            }
+            std::sort(units.begin(), units.end());
+            units.erase(std::unique(units.begin(), units.end()), units.end());
+            unsigned per_bank[32] = {};
+            unsigned degree = 0;
+            for (std::uintptr_t w : units) degree = std::max(degree, ++per_bank[w % 32]);
+            SharedStats& s = shared_stats_[pc_key];
+            ++s.requests;
+            s.wavefronts += degree;
+            s.ideal += (units.size() + 31) / 32;
+            s.max_degree = std::max(s.max_degree, degree);
+            s.partial += lanes < lanes_in_warp;
+        } else {
+            ranges.clear();
+            for (std::size_t x = i; x < j; ++x) {
+                const Access& a = accesses_[x];
+                ranges.emplace_back(a.address, a.address + a.size);
+                for (std::uintptr_t s = a.address / 32; s <= (a.address + a.size - 1) / 32; ++s) units.push_back(s);
+            }
+            std::sort(units.begin(), units.end());
+            units.erase(std::unique(units.begin(), units.end()), units.end());
+            std::sort(ranges.begin(), ranges.end());
+            std::uintptr_t bytes = 0, covered_to = 0;
+            for (const auto& [b, e] : ranges) {
+                const std::uintptr_t from = std::max(b, covered_to);
+                if (e > from) bytes += e - from;
+                covered_to = std::max(covered_to, e);
+            }
+            GlobalStats& g = global_stats_[pc_key];
+            ++g.requests;
+            g.sectors += units.size();
+            g.ideal += (bytes + 31) / 32;
+            g.partial += lanes < lanes_in_warp;
+        }
+        i = j;
+    }
+}
+
+// ---- source lines
+
+std::map<std::uintptr_t, SourceLine> source_lines(const std::vector<std::uintptr_t>& pcs) {
+    std::map<std::uintptr_t, SourceLine> out;
+    // Per object file: the addresses relative to its load base when it is
+    // position-independent (ET_DYN), else absolute.
+    std::map<std::string, std::vector<std::pair<std::uintptr_t, std::uintptr_t>>> by_object;
+    for (std::uintptr_t pc : pcs) {
+        Dl_info info{};
+        out[pc] = SourceLine{"?", 0};
+        if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fbase == nullptr) continue;
+        const auto* header = static_cast<const Elf64_Ehdr*>(info.dli_fbase);
+        const std::uintptr_t base = header->e_type == ET_DYN ? reinterpret_cast<std::uintptr_t>(info.dli_fbase) : 0;
+        std::string object = info.dli_fname != nullptr ? info.dli_fname : "";
+        if (object.empty() || object.find('/') == std::string::npos) object = "/proc/self/exe";
+        by_object[object].emplace_back(pc, pc - base);
+    }
+    for (const auto& [object, list] : by_object) {
+        for (std::size_t from = 0; from < list.size(); from += 200) {
+            std::string command = "addr2line -e '" + object + "'";
+            const std::size_t to = std::min(list.size(), from + 200);
+            for (std::size_t i = from; i < to; ++i) {
+                char hex[32];
+                std::snprintf(hex, sizeof hex, " 0x%llx", static_cast<unsigned long long>(list[i].second));
+                command += hex;
+            }
+            FILE* pipe = popen(command.c_str(), "r");
+            if (pipe == nullptr) continue;
+            char line[4096];
+            for (std::size_t i = from; i < to && std::fgets(line, sizeof line, pipe) != nullptr; ++i) {
+                std::string text = line;
+                if (const auto d = text.find(" (discriminator"); d != std::string::npos) text.resize(d);
+                while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+                const auto colon = text.rfind(':');
+                if (colon == std::string::npos) continue;
+                std::string file = text.substr(0, colon);
+                if (const auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+                out[list[i].first] = SourceLine{file, std::atoi(text.c_str() + colon + 1)};
+            }
+            pclose(pipe);
+        }
+    }
+    return out;
+}
+
+Report Recorder::report() {
+    std::vector<std::uintptr_t> pcs;
+    for (const auto& [k, s] : shared_stats_) pcs.push_back(k.pc);
+    for (const auto& [k, s] : global_stats_) pcs.push_back(k.pc);
+    for (const auto& [k, s] : races_) {
+        pcs.push_back(k.first_pc);
+        pcs.push_back(k.second_pc);
+    }
+    for (const auto& [k, s] : uninitialised_) pcs.push_back(k.pc);
+    std::sort(pcs.begin(), pcs.end());
+    pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
+    const auto lines = source_lines(pcs);
+    auto same_line = [](const SourceLine& a, const SourceLine& b) { return a.file == b.file && a.line == b.line; };
+
+    Report r;
+    r.truncated_blocks = truncated_blocks_;
+    for (const auto& [k, s] : shared_stats_) {
+        const SourceLine& where = lines.at(k.pc);
+        auto it = std::find_if(r.shared.begin(), r.shared.end(), [&](const SharedAccess& a) {
+            return a.kernel == k.kernel && a.store == k.store && same_line(a.where, where);
+        });
+        if (it == r.shared.end()) it = r.shared.insert(r.shared.end(), SharedAccess{k.kernel, where, k.store});
+        it->requests += s.requests;
+        it->wavefronts += s.wavefronts;
+        it->ideal_wavefronts += s.ideal;
+        it->max_degree = std::max(it->max_degree, s.max_degree);
+        it->partial_requests += s.partial;
+    }
+    for (const auto& [k, g] : global_stats_) {
+        const SourceLine& where = lines.at(k.pc);
+        auto it = std::find_if(r.global.begin(), r.global.end(), [&](const GlobalAccess& a) {
+            return a.kernel == k.kernel && a.store == k.store && same_line(a.where, where);
+        });
+        if (it == r.global.end()) it = r.global.insert(r.global.end(), GlobalAccess{k.kernel, where, k.store});
+        it->requests += g.requests;
+        it->sectors += g.sectors;
+        it->ideal_sectors += g.ideal;
+        it->partial_requests += g.partial;
+    }
+    for (const auto& [k, seen] : races_) {
+        const SourceLine& a = lines.at(k.first_pc);
+        const SourceLine& b = lines.at(k.second_pc);
+        auto it = std::find_if(r.races.begin(), r.races.end(), [&](const Race& x) {
+            return x.shared == k.shared && x.kernel == k.kernel && same_line(x.first, a) && same_line(x.second, b) &&
+                   x.first_writes == k.first_writes && x.second_writes == k.second_writes;
+        });
+        if (it == r.races.end()) {
+            it = r.races.insert(r.races.end(), Race{k.shared, k.kernel, a, b, k.first_writes, k.second_writes,
+                                                    seen.first_block, seen.first_thread, seen.second_block,
+                                                    seen.second_thread, 0});
+        }
+        it->count += seen.count;
+    }
+    for (const auto& [k, seen] : uninitialised_) {
+        const SourceLine& where = lines.at(k.pc);
+        auto it = std::find_if(r.uninitialised.begin(), r.uninitialised.end(), [&](const UninitialisedRead& u) {
+            return u.kernel == k.kernel && same_line(u.where, where);
+        });
+        if (it == r.uninitialised.end()) {
+            it = r.uninitialised.insert(r.uninitialised.end(), UninitialisedRead{k.kernel, where, seen.block, seen.thread, 0});
+        }
+        it->count += seen.count;
+    }
+    for (const auto& [kernel, launches] : launches_) {
+        KernelTotals t{kernel, launches};
+        for (const SharedAccess& s : r.shared) {
+            if (s.kernel != kernel) continue;
+            (s.store ? t.shared_store_requests : t.shared_load_requests) += s.requests;
+            (s.store ? t.shared_store_conflicts : t.shared_load_conflicts) += s.conflicts();
+        }
+        for (const GlobalAccess& g : r.global) {
+            if (g.kernel != kernel) continue;
+            (g.store ? t.global_store_requests : t.global_load_requests) += g.requests;
+            (g.store ? t.global_store_sectors : t.global_load_sectors) += g.sectors;
+        }
+        r.kernels.push_back(t);
+    }
+    auto by_line = [](const auto& a, const auto& b) {
+        return std::tie(a.kernel, a.where.file, a.where.line, a.store) < std::tie(b.kernel, b.where.file, b.where.line, b.store);
+    };
+    std::sort(r.shared.begin(), r.shared.end(), by_line);
+    std::sort(r.global.begin(), r.global.end(), by_line);
+    return r;
+}
+
+Recorder g_recorder;
+
+inline void record(const volatile void* address, std::size_t size, std::uint8_t flags, std::uintptr_t pc) {
+    if (!g_recorder.active || current_thread == nullptr) return;
+    g_recorder.access(pc, address, size, flags);
+}
+
+std::string index_text(uint3 v) {
+    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+}  // namespace
+
+bool instrumented() { return g_recorder.instrumented_code_ran; }
+
+void begin() {
+    g_recorder.start();
+    set_workers(1);
+    detail::g_analysis_hooks = &g_recorder;
+}
+
+Report end() {
+    detail::g_analysis_hooks = nullptr;
+    g_recorder.active = false;
+    set_workers(0);
+    return g_recorder.report();
+}
+
+KernelTotals Report::totals(std::string_view kernel) const {
+    for (const KernelTotals& t : kernels) {
+        if (t.kernel == kernel) return t;
+    }
+    return KernelTotals{std::string(kernel)};
+}
+
+SharedAccess Report::shared_of(std::string_view kernel, bool store) const {
+    SharedAccess all{std::string(kernel), {}, store};
+    for (const SharedAccess& s : shared) {
+        if (s.kernel != kernel || s.store != store) continue;
+        all.where = s.where;
+        all.requests += s.requests;
+        all.wavefronts += s.wavefronts;
+        all.ideal_wavefronts += s.ideal_wavefronts;
+        all.max_degree = std::max(all.max_degree, s.max_degree);
+        all.partial_requests += s.partial_requests;
+    }
+    return all;
+}
+
+GlobalAccess Report::global_of(std::string_view kernel, bool store) const {
+    GlobalAccess all{std::string(kernel), {}, store};
+    for (const GlobalAccess& g : global) {
+        if (g.kernel != kernel || g.store != store) continue;
+        all.where = g.where;
+        all.requests += g.requests;
+        all.sectors += g.sectors;
+        all.ideal_sectors += g.ideal_sectors;
+        all.partial_requests += g.partial_requests;
+    }
+    return all;
+}
+
+std::string Report::text() const {
+    std::ostringstream out;
+    char buffer[512];
+    for (const KernelTotals& k : kernels) {
+        out << "kernel " << k.kernel << " (" << k.launches << " launch" << (k.launches == 1 ? "" : "es") << ")\n";
+        for (const SharedAccess& s : shared) {
+            if (s.kernel != k.kernel) continue;
+            std::snprintf(buffer, sizeof buffer,
+                          "  %s: shared %-5s %8llu requests, %5.2f wavefronts/request (ideal %4.2f), worst %u-way%s",
+                          s.where.text().c_str(), s.store ? "store" : "load", s.requests,
+                          s.requests ? double(s.wavefronts) / double(s.requests) : 0.0,
+                          s.requests ? double(s.ideal_wavefronts) / double(s.requests) : 0.0, s.max_degree,
+                          s.max_degree > 1 ? " bank conflict" : ", conflict-free");
+            out << buffer;
+            if (s.partial_requests > 0) out << "; " << s.partial_requests << " by part of a warp (divergence)";
+            out << "\n";
+        }
+        for (const GlobalAccess& g : global) {
+            if (g.kernel != k.kernel) continue;
+            std::snprintf(buffer, sizeof buffer, "  %s: global %-5s %8llu requests, %5.2f sectors/request (ideal %4.2f)",
+                          g.where.text().c_str(), g.store ? "store" : "load", g.requests, g.sectors_per_request(),
+                          g.requests ? double(g.ideal_sectors) / double(g.requests) : 0.0);
+            out << buffer;
+            if (g.sectors > g.ideal_sectors) out << " uncoalesced";
+            if (g.partial_requests > 0) out << "; " << g.partial_requests << " by part of a warp (divergence)";
+            out << "\n";
+        }
+        for (const Race& x : races) {
+            if (x.kernel != k.kernel) continue;
+            out << "  " << (x.shared ? "shared" : "global") << "-memory race: " << x.first.text() << " ("
+                << (x.first_writes ? "write" : "read") << ", block " << index_text(x.first_block) << " thread "
+                << index_text(x.first_thread) << ") and " << x.second.text() << " ("
+                << (x.second_writes ? "write" : "read") << ", block " << index_text(x.second_block) << " thread "
+                << index_text(x.second_thread) << ") with no barrier between them; " << x.count << " time(s)\n";
+        }
+        for (const UninitialisedRead& u : uninitialised) {
+            if (u.kernel != k.kernel) continue;
+            out << "  " << u.where.text() << ": read of uninitialised shared memory (block " << index_text(u.block)
+                << " thread " << index_text(u.thread) << " first); " << u.count << " time(s)\n";
+        }
+    }
+    if (truncated_blocks > 0) {
+        out << "note: " << truncated_blocks << " block(s) made more than " << kMaxBlockAccesses
+            << " accesses; only the first were grouped into warp requests\n";
+    }
+    return out.str();
+}
+
+std::string Report::csv() const {
+    std::string out =
+        "kernel,launches,shared_ld_requests,shared_ld_bank_conflicts,shared_st_requests,shared_st_bank_conflicts,"
+        "global_ld_requests,global_ld_sectors,global_st_requests,global_st_sectors\n";
+    for (const KernelTotals& k : kernels) {
+        out += k.kernel + "," + std::to_string(k.launches) + "," + std::to_string(k.shared_load_requests) + "," +
+               std::to_string(k.shared_load_conflicts) + "," + std::to_string(k.shared_store_requests) + "," +
+               std::to_string(k.shared_store_conflicts) + "," + std::to_string(k.global_load_requests) + "," +
+               std::to_string(k.global_load_sectors) + "," + std::to_string(k.global_store_requests) + "," +
+               std::to_string(k.global_store_sectors) + "\n";
+    }
+    return out;
+}
+
+namespace {
+
+// COURSE_EMU_ANALYZE=1: analyse every launch of the program and print the
+// report when it exits (to COURSE_EMU_ANALYZE_REPORT if set, else stderr).
+struct AnalyzeFromEnvironment {
+    AnalyzeFromEnvironment() {
+        const char* env = std::getenv("COURSE_EMU_ANALYZE");
+        if (env != nullptr && env[0] == '1') {
+            begin();
+            std::atexit([] {
+                const Report r = end();
+                const char* path = std::getenv("COURSE_EMU_ANALYZE_REPORT");
+                FILE* out = path != nullptr ? std::fopen(path, "w") : stderr;
+                if (out == nullptr) out = stderr;
+                std::fprintf(out, "%s", r.text().c_str());
+                if (const char* csv = std::getenv("COURSE_EMU_ANALYZE_CSV")) {
+                    if (FILE* c = std::fopen(csv, "w")) {
+                        std::fprintf(c, "%s", r.csv().c_str());
+                        std::fclose(c);
+                    }
+                }
+                if (out != stderr) std::fclose(out);
+            });
+        }
+    }
+};
+AnalyzeFromEnvironment g_analyze_from_environment;
+
+}  // namespace
+}  // namespace course_emu::analysis
+
+// ---- the callbacks GCC's -fsanitize=thread instrumentation calls
+
+using course_emu::analysis::kAtomic;
+using course_emu::analysis::kWrite;
+using course_emu::analysis::record;
+
+#define COURSE_PC (reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)) - 1)
+
+extern "C" {
+
+void __tsan_init() {}
+void __tsan_func_entry(void*) {}
+void __tsan_func_exit() {}
+void __tsan_vptr_update(void**, void*) {}
+void __tsan_vptr_read(void**) {}
+
+#define COURSE_TSAN_ACCESS(n)                                                                       \
+    void __tsan_read##n(void* a) { record(a, n, 0, COURSE_PC); }                                     \
+    void __tsan_write##n(void* a) { record(a, n, kWrite, COURSE_PC); }                               \
+    void __tsan_unaligned_read##n(void* a) { record(a, n, 0, COURSE_PC); }                           \
+    void __tsan_unaligned_write##n(void* a) { record(a, n, kWrite, COURSE_PC); }                     \
+    void __tsan_volatile_read##n(void* a) { record(a, n, 0, COURSE_PC); }                            \
+    void __tsan_volatile_write##n(void* a) { record(a, n, kWrite, COURSE_PC); }                      \
+    void __tsan_unaligned_volatile_read##n(void* a) { record(a, n, 0, COURSE_PC); }                  \
+    void __tsan_unaligned_volatile_write##n(void* a) { record(a, n, kWrite, COURSE_PC); }
+COURSE_TSAN_ACCESS(1)
+COURSE_TSAN_ACCESS(2)
+COURSE_TSAN_ACCESS(4)
+COURSE_TSAN_ACCESS(8)
+COURSE_TSAN_ACCESS(16)
+#undef COURSE_TSAN_ACCESS
+
+void __tsan_read_range(void* a, unsigned long size) { record(a, size, 0, COURSE_PC); }
+void __tsan_write_range(void* a, unsigned long size) { record(a, size, kWrite, COURSE_PC); }
+
+// Atomics: performed here (sequentially consistent, whatever order was
+// asked: stronger is allowed), recorded as atomic accesses.
+#define COURSE_TSAN_ATOMIC(n, T)                                                                                \
+    T __tsan_atomic##n##_load(const volatile T* a, int) {                                                      \
+        record(a, sizeof(T), kAtomic, COURSE_PC);                                                               \
+        return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                            \
+    }                                                                                                           \
+    void __tsan_atomic##n##_store(volatile T* a, T v, int) {                                                   \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                               \
+    }                                                                                                           \
+    T __tsan_atomic##n##_exchange(volatile T* a, T v, int) {                                                   \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                     \
+    }                                                                                                           \
+    T __tsan_atomic##n##_fetch_add(volatile T* a, T v, int) {                                                  \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                      \
+    }                                                                                                           \
+    T __tsan_atomic##n##_fetch_sub(volatile T* a, T v, int) {                                                  \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                      \
+    }                                                                                                           \
+    T __tsan_atomic##n##_fetch_and(volatile T* a, T v, int) {                                                  \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                      \
+    }                                                                                                           \
+    T __tsan_atomic##n##_fetch_or(volatile T* a, T v, int) {                                                   \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                       \
+    }                                                                                                           \
+    T __tsan_atomic##n##_fetch_xor(volatile T* a, T v, int) {                                                  \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                      \
+    }                                                                                                           \
+    T __tsan_atomic##n##_fetch_nand(volatile T* a, T v, int) {                                                 \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                                     \
+    }                                                                                                           \
+    int __tsan_atomic##n##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) {               \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        return __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
+    }                                                                                                           \
+    int __tsan_atomic##n##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) {                 \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        return __atomic_compare_exchange_n(a, expected, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);           \
+    }                                                                                                           \
+    T __tsan_atomic##n##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {                     \
+        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
+        __atomic_compare_exchange_n(a, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                \
+        return expected;                                                                                        \
+    }
+COURSE_TSAN_ATOMIC(8, unsigned char)
+COURSE_TSAN_ATOMIC(16, unsigned short)
+COURSE_TSAN_ATOMIC(32, unsigned int)
+COURSE_TSAN_ATOMIC(64, unsigned long long)
+#undef COURSE_TSAN_ATOMIC
+
+void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+}  // extern "C"

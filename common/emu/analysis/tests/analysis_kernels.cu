@@ -1,0 +1,75 @@
+#include "analysis_kernels.hpp"
+
+#include <cuda_runtime.h>
+
+namespace analysis_kernels {
+
+template <int Pad>
+__global__ void tile_transpose(const float* in, float* out, int n) {
+    __shared__ float tile[32][32 + Pad];
+    const int x = blockIdx.x * 32 + threadIdx.x;
+    const int y = blockIdx.y * 32 + threadIdx.y;
+    tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+    __syncthreads();
+    const int tx = blockIdx.y * 32 + threadIdx.x;
+    const int ty = blockIdx.x * 32 + threadIdx.y;
+    out[ty * n + tx] = tile[threadIdx.x][threadIdx.y];
+}
+
+void transpose_through_tile(const float* in, float* out, int n, bool padded) {
+    const dim3 grid(n / 32, n / 32), block(32, 32);
+    if (padded) tile_transpose<1><<<grid, block>>>(in, out, n);
+    else tile_transpose<0><<<grid, block>>>(in, out, n);
+}
+
+__global__ void strided_copy_kernel(const float* in, float* out, int n, int stride) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i * stride];
+}
+
+void strided_copy(const float* in, float* out, int n, int stride) {
+    strided_copy_kernel<<<(n + 255) / 256, 256>>>(in, out, n, stride);
+}
+
+__global__ void copy_float4_kernel(const float4* in, float4* out, int n4) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) out[i] = in[i];
+}
+
+void copy_float4(const float* in, float* out, int n4) {
+    copy_float4_kernel<<<(n4 + 255) / 256, 256>>>(reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out), n4);
+}
+
+__global__ void broadcast_kernel(int* out, bool with_barrier) {
+    __shared__ int value;
+    if (threadIdx.x == 0) value = 42;
+    if (with_barrier) __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = value;
+}
+
+void broadcast_through_shared(int* out, int n, bool with_barrier) {
+    broadcast_kernel<<<n / 64, 64>>>(out, with_barrier);
+}
+
+__global__ void read_unwritten_kernel(float* out) {
+    __shared__ float never_written[64];
+    out[threadIdx.x] = never_written[threadIdx.x];
+}
+
+void read_unwritten_shared(float* out, int n) { read_unwritten_kernel<<<1, n>>>(out); }
+
+__global__ void all_write_one_kernel(int* out, bool atomically) {
+    if (atomically) atomicAdd(out, 1);
+    else out[0] = static_cast<int>(threadIdx.x);
+}
+
+void all_write_one(int* out, int n, bool atomically) { all_write_one_kernel<<<2, n / 2>>>(out, atomically); }
+
+__global__ void odd_lanes_copy_kernel(const float* in, float* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && threadIdx.x % 2 == 1) out[i] = in[i];
+}
+
+void odd_lanes_copy(const float* in, float* out, int n) { odd_lanes_copy_kernel<<<(n + 255) / 256, 256>>>(in, out, n); }
+
+}  // namespace analysis_kernels

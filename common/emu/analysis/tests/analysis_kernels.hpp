@@ -1,0 +1,22 @@
+// Kernels with planted races, bank conflicts and uncoalesced accesses for
+// the analysis mode's tests; each takes device pointers and launches.
+#pragma once
+
+namespace analysis_kernels {
+
+/// 32 x 32 threads per block, one element each, through a 32 x 32 (or 32 x 33) tile.
+void transpose_through_tile(const float* in, float* out, int n, bool padded);
+/// out[i] = in[i * stride], 256 threads per block.
+void strided_copy(const float* in, float* out, int n, int stride);
+/// out[i] = in[i] as float4, 256 threads per block.
+void copy_float4(const float* in, float* out, int n4);
+/// Thread 0 writes a shared value the others read, with or without the barrier between.
+void broadcast_through_shared(int* out, int n, bool with_barrier);
+/// Reads shared memory no thread wrote.
+void read_unwritten_shared(float* out, int n);
+/// Every thread writes out[0] plainly (a race), or adds to it atomically (none).
+void all_write_one(int* out, int n, bool atomically);
+/// Odd lanes copy, even lanes do not.
+void odd_lanes_copy(const float* in, float* out, int n);
+
+}  // namespace analysis_kernels

@@ -1,0 +1,163 @@
+// The analysis mode against kernels whose numbers are known: a 32-way bank
+// conflict and its padded fix, coalesced, strided and vector loads, planted
+// races (shared and global), a read of unwritten shared memory, lanes that
+// take another path. Every expected number is derived in the comment beside it.
+#include "analysis_kernels.hpp"
+
+#include <course/catch.hpp>
+#include <course/cuda_check.hpp>
+#include <course/device_buffer.hpp>
+
+#include <course_emu/analysis.hpp>
+
+#include <vector>
+
+namespace {
+
+namespace analysis = course_emu::analysis;
+
+template <class Launch>
+analysis::Report analyse(Launch launch) {
+    analysis::begin();
+    launch();
+    COURSE_LAUNCH_CHECK();
+    return analysis::end();
+}
+
+}  // namespace
+
+TEST_CASE("An unpadded 32 x 32 tile read by columns is a 32-way bank conflict, and the padded tile is conflict-free",
+          "[analysis]") {
+    const int n = 64;  // 2 x 2 blocks of 32 warps: 128 warp requests per instruction
+    course::DeviceBuffer<float> in(std::vector<float>(n * n, 1.0f)), out(n * n);
+    const bool padded = GENERATE(false, true);
+    CAPTURE(padded);
+    const auto report = analyse([&] { analysis_kernels::transpose_through_tile(in.data(), out.data(), n, padded); });
+    INFO(report.text());
+    const char* kernel = padded ? "tile_transpose<1>" : "tile_transpose<0>";
+    const auto rows_written = report.shared_of(kernel, true);
+    CHECK(rows_written.requests == 128);
+    CHECK(rows_written.max_degree == 1);
+    CHECK(rows_written.conflicts() == 0);
+    const auto columns_read = report.shared_of(kernel, false);
+    CHECK(columns_read.requests == 128);
+    // A column of a 32-float-wide tile is 32 words in one bank: 32 wavefronts
+    // where 1 suffices, 31 extra per request. With 33 floats per row, 32 banks.
+    CHECK(columns_read.max_degree == (padded ? 1u : 32u));
+    CHECK(columns_read.conflicts() == (padded ? 0u : 128u * 31u));
+    // Rows of 32 floats, 128-byte aligned: 4 sectors per request both ways.
+    const auto totals = report.totals(kernel);
+    CHECK(totals.global_load_requests == 128);
+    CHECK(totals.global_load_sectors == 512);
+    CHECK(totals.global_store_requests == 128);
+    CHECK(totals.global_store_sectors == 512);
+    CHECK(report.races.empty());
+    CHECK(report.uninitialised.empty());
+}
+
+TEST_CASE("Sectors per request: 4 for consecutive floats, 32 for a stride of 32 floats, 16 for float4", "[analysis]") {
+    const int n = 1024;  // 4 blocks of 256 threads: 32 warps
+    course::DeviceBuffer<float> in(std::vector<float>(n * 32, 1.0f)), out(n);
+    SECTION("consecutive") {
+        const auto report = analyse([&] { analysis_kernels::strided_copy(in.data(), out.data(), n, 1); });
+        INFO(report.text());
+        const auto loads = report.global_of("strided_copy_kernel", false);
+        CHECK(loads.requests == 32);
+        CHECK(loads.sectors == 32 * 4);
+        CHECK(loads.ideal_sectors == 32 * 4);
+    }
+    SECTION("strided") {
+        const auto report = analyse([&] { analysis_kernels::strided_copy(in.data(), out.data(), n, 32); });
+        INFO(report.text());
+        const auto loads = report.global_of("strided_copy_kernel", false);
+        CHECK(loads.requests == 32);
+        CHECK(loads.sectors == 32 * 32);     // every lane in a sector of its own
+        CHECK(loads.ideal_sectors == 32 * 4);  // the 128 bytes asked for fit in 4
+        const auto stores = report.global_of("strided_copy_kernel", true);
+        CHECK(stores.sectors == 32 * 4);
+    }
+    SECTION("float4") {
+        const auto report = analyse([&] { analysis_kernels::copy_float4(in.data(), out.data(), n / 4); });
+        INFO(report.text());
+        const auto loads = report.global_of("copy_float4_kernel", false);
+        CHECK(loads.requests == 8);  // 256 threads, 8 warps, one 16-byte load each
+        CHECK(loads.sectors == 8 * 16);
+        CHECK(loads.ideal_sectors == 8 * 16);
+    }
+}
+
+TEST_CASE("A shared value read without the barrier after its write is a race between those two lines",
+          "[analysis]") {
+    course::DeviceBuffer<int> out(128);
+    SECTION("without the barrier") {
+        const auto report = analyse([&] { analysis_kernels::broadcast_through_shared(out.data(), 128, false); });
+        INFO(report.text());
+        REQUIRE(report.races.size() == 1);
+        const auto& race = report.races[0];
+        CHECK(race.shared);
+        CHECK(race.first.file == "analysis_kernels.cu");
+        CHECK(race.first.line == 45);  // value = 42 by thread 0
+        CHECK(race.second.line == 47);  // read by the others
+        CHECK(race.first_writes);
+        CHECK_FALSE(race.second_writes);
+        CHECK(race.first_thread.x == 0);
+        CHECK(race.second_thread.x == 1);
+        CHECK(race.count == 2 * 63);  // 63 readers in each of 2 blocks
+    }
+    SECTION("with the barrier") {
+        const auto report = analyse([&] { analysis_kernels::broadcast_through_shared(out.data(), 128, true); });
+        INFO(report.text());
+        CHECK(report.races.empty());
+        CHECK(report.uninitialised.empty());
+    }
+}
+
+TEST_CASE("Shared memory read before any thread wrote it is reported with its line", "[analysis]") {
+    course::DeviceBuffer<float> out(64);
+    const auto report = analyse([&] { analysis_kernels::read_unwritten_shared(out.data(), 64); });
+    INFO(report.text());
+    REQUIRE(report.uninitialised.size() == 1);
+    CHECK(report.uninitialised[0].where.line == 56);
+    CHECK(report.uninitialised[0].count == 64);
+}
+
+TEST_CASE("Threads of different blocks writing one global word race unless they use an atomic", "[analysis]") {
+    course::DeviceBuffer<int> out(std::vector<int>{0});
+    const bool atomically = GENERATE(false, true);
+    CAPTURE(atomically);
+    const auto report = analyse([&] { analysis_kernels::all_write_one(out.data(), 64, atomically); });
+    INFO(report.text());
+    if (atomically) {
+        CHECK(report.races.empty());
+    } else {
+        REQUIRE(report.races.size() == 1);
+        CHECK_FALSE(report.races[0].shared);
+        CHECK(report.races[0].first_writes);
+        CHECK(report.races[0].second_writes);
+        CHECK(report.races[0].first.line == 63);
+    }
+}
+
+TEST_CASE("Accesses made by only some lanes of a warp are counted as divergent", "[analysis]") {
+    const int n = 256;
+    course::DeviceBuffer<float> in(std::vector<float>(n, 1.0f)), out(n);
+    const auto report = analyse([&] { analysis_kernels::odd_lanes_copy(in.data(), out.data(), n); });
+    INFO(report.text());
+    const auto loads = report.global_of("odd_lanes_copy_kernel", false);
+    CHECK(loads.requests == 8);
+    CHECK(loads.partial_requests == 8);
+    CHECK(loads.sectors == 8 * 4);        // every other float of 128 bytes
+    CHECK(loads.ideal_sectors == 8 * 2);  // 64 bytes asked for
+}
+
+TEST_CASE("Nothing is recorded outside an analysis, and begin/end can be repeated", "[analysis]") {
+    const int n = 1024;
+    course::DeviceBuffer<float> in(std::vector<float>(n, 1.0f)), out(n);
+    analysis_kernels::strided_copy(in.data(), out.data(), n, 1);
+    COURSE_LAUNCH_CHECK();
+    const auto first = analyse([&] { analysis_kernels::strided_copy(in.data(), out.data(), n, 1); });
+    const auto second = analyse([&] { analysis_kernels::strided_copy(in.data(), out.data(), n, 1); });
+    CHECK(first.totals("strided_copy_kernel").launches == 1);
+    CHECK(second.totals("strided_copy_kernel").global_load_requests == 32);
+    CHECK(analysis::instrumented());
+}

@@ -1,0 +1,128 @@
+/// @file analysis.hpp
+/// @brief The emulator's analysis mode: every load and store of a kernel,
+/// per thread, turned into a per-source-line report of shared-memory bank
+/// conflicts, global-memory coalescing, races, reads of uninitialised shared
+/// memory and lanes that took different paths.
+///
+/// Only code compiled with GCC's `-fsanitize=thread` instrumentation (and
+/// linked with the `course_emu_analysis` library, which provides the
+/// `__tsan_*` callbacks itself: no TSan runtime) is seen; CMake's
+/// course_emu_analysed_sources() compiles `.cu` files that way. While an
+/// analysis runs, launches use one worker thread. See docs/emulator.md,
+/// "Analysis mode", for what each number means and how it maps to Nsight
+/// Compute's metrics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <course_emu/types.hpp>
+
+namespace course_emu::analysis {
+
+/// @brief A source position (file name without its folders, line).
+struct SourceLine {
+    std::string file;
+    int line = 0;
+    std::string text() const { return file + ":" + std::to_string(line); }
+};
+
+/// @brief One shared-memory access instruction (loads or stores of one line).
+///
+/// A warp request is the k-th execution of the instruction by each lane of a
+/// warp between two synchronisation points (barrier or warp collective).
+/// Its degree is the largest number of distinct 4-byte words any of the 32
+/// banks must deliver (lanes reading the same word share it: a broadcast).
+/// `wavefronts` sums the degrees; `ideal_wavefronts` sums ceil(distinct
+/// words / 32), so `wavefronts - ideal_wavefronts` is the extra shared-memory
+/// cycles the conflicts cost (Nsight Compute's `l1tex__data_bank_conflicts_*`).
+struct SharedAccess {
+    std::string kernel;
+    SourceLine where;
+    bool store = false;
+    unsigned long long requests = 0;
+    unsigned long long wavefronts = 0;
+    unsigned long long ideal_wavefronts = 0;
+    unsigned max_degree = 0;                 ///< the worst request: N-way
+    unsigned long long partial_requests = 0;  ///< made by fewer lanes than the warp has (divergence)
+    unsigned long long conflicts() const { return wavefronts - ideal_wavefronts; }
+};
+
+/// @brief One global-memory access instruction (loads or stores of one line).
+///
+/// `sectors` sums, over the warp requests, the distinct 32-byte sectors the
+/// active lanes touch; `ideal_sectors` sums ceil(distinct bytes / 32), what
+/// the same bytes would cost if they were contiguous and aligned.
+struct GlobalAccess {
+    std::string kernel;
+    SourceLine where;
+    bool store = false;
+    unsigned long long requests = 0;
+    unsigned long long sectors = 0;
+    unsigned long long ideal_sectors = 0;
+    unsigned long long partial_requests = 0;
+    double sectors_per_request() const { return requests == 0 ? 0.0 : double(sectors) / double(requests); }
+};
+
+/// @brief Two threads touching the same bytes with no barrier between them,
+/// at least one writing, neither by an atomic (a data race).
+struct Race {
+    bool shared = false;  ///< shared memory (within a block), else global memory (within a launch)
+    std::string kernel;
+    SourceLine first, second;  ///< in the order the emulator ran them
+    bool first_writes = false, second_writes = false;
+    uint3 first_block{}, first_thread{}, second_block{}, second_thread{};  ///< the first pair seen
+    unsigned long long count = 0;  ///< pairs of accesses seen (by word)
+};
+
+/// @brief Reads of shared memory no thread of the block wrote before.
+struct UninitialisedRead {
+    std::string kernel;
+    SourceLine where;
+    uint3 block{}, thread{};  ///< the first reader seen
+    unsigned long long count = 0;
+};
+
+/// @brief A kernel's totals, named after the Nsight Compute metrics they estimate.
+struct KernelTotals {
+    std::string kernel;
+    unsigned long long launches = 0;
+    unsigned long long shared_load_requests = 0, shared_load_conflicts = 0;    ///< ..._op_ld.sum
+    unsigned long long shared_store_requests = 0, shared_store_conflicts = 0;  ///< ..._op_st.sum
+    unsigned long long global_load_requests = 0, global_load_sectors = 0;
+    unsigned long long global_store_requests = 0, global_store_sectors = 0;
+};
+
+/// @brief What an analysis saw, per kernel and source line.
+struct Report {
+    std::vector<SharedAccess> shared;
+    std::vector<GlobalAccess> global;
+    std::vector<Race> races;
+    std::vector<UninitialisedRead> uninitialised;
+    std::vector<KernelTotals> kernels;
+    unsigned long long truncated_blocks = 0;  ///< blocks with too many accesses to group them all
+
+    /// The totals of `kernel` (all zero if it never ran).
+    KernelTotals totals(std::string_view kernel) const;
+    /// The shared-memory loads (or stores) of `kernel`, all lines together.
+    SharedAccess shared_of(std::string_view kernel, bool store) const;
+    /// The global-memory loads (or stores) of `kernel`, all lines together.
+    GlobalAccess global_of(std::string_view kernel, bool store) const;
+    /// The report as text, per kernel and line.
+    std::string text() const;
+    /// One CSV row per kernel with the totals (header first).
+    std::string csv() const;
+};
+
+/// @brief True when this program has instrumented code (the analysis can see something).
+bool instrumented();
+
+/// @brief Starts recording every load and store of the following launches.
+void begin();
+
+/// @brief Stops recording and returns what was seen since begin().
+Report end();
+
+}  // namespace course_emu::analysis

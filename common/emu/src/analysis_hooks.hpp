@@ -1,0 +1,36 @@
+// Internal: the points where the analysis library (common/emu/analysis/,
+// `course_emu::analysis`) follows a launch. The pointer is null unless an
+// analysis is running, so a normal launch pays one untaken branch per block,
+// barrier and warp collective.
+#pragma once
+
+#include <course_emu/launch.hpp>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace course_emu::detail {
+
+class AnalysisHooks {
+public:
+    virtual void launch_begin(const LaunchInfo& info) = 0;
+    virtual void launch_end() = 0;
+    /// The calling worker starts a block; `dynamic_shared` is its `extern __shared__` memory.
+    virtual void block_begin(const void* dynamic_shared, std::size_t dynamic_shared_bytes) = 0;
+    virtual void block_end() = 0;
+    /// The running thread (current_thread) left a barrier (`warp` false) or a warp collective.
+    virtual void after_sync(bool warp) = 0;
+    /// The running thread passed the declaration of a static `__shared__` variable.
+    virtual void shared_declared(const void* address, std::size_t bytes) = 0;
+
+protected:
+    ~AnalysisHooks() = default;
+};
+
+extern AnalysisHooks* g_analysis_hooks;
+
+/// The live device and managed allocations, (start, bytes) sorted by start.
+std::vector<std::pair<const char*, std::size_t>> live_device_allocations();
+
+}  // namespace course_emu::detail
