@@ -109,10 +109,19 @@ endfunction()
 
 # Adds the program `${key}_${variant}`: the lesson's test objects linked with
 # the given implementation files, compiled for the backend.
+# The variant `analysed` (emulator only) compiles them with the analysis
+# instrumentation (course_emu_analysed_sources) and is built only on demand,
+# by `./course analyze`.
 function(_course_variant key variant lesson_dir)
   set(target ${key}_${variant})
-  course_device_sources(sources ${target} ${ARGN})
-  add_executable(${target} ${sources})
+  if(variant STREQUAL "analysed")
+    course_emu_analysed_sources(sources ${target} ${ARGN})
+    add_executable(${target} EXCLUDE_FROM_ALL ${sources})
+    target_link_libraries(${target} PRIVATE course_emu_analysis)
+  else()
+    course_device_sources(sources ${target} ${ARGN})
+    add_executable(${target} ${sources})
+  endif()
   target_link_libraries(${target} PRIVATE ${key}_tests course_catch_main course_test_support)
   # The grader's student trees run each test program (and its discovery)
   # through a launcher: its own PID namespace, so that nothing it forked
@@ -171,6 +180,12 @@ function(course_lesson NN slug)
   catch_discover_tests(${key}_graded
     TEST_PREFIX "${NN}: "
     PROPERTIES LABELS "${key};graded" ${COURSE_TEST_PROPERTIES})
+
+  # The same tests and graded files with every load and store recorded, for
+  # `./course analyze NN` (emulator only; not in grade-all's student trees).
+  if(COURSE_BACKEND_RESOLVED STREQUAL "emu" AND NOT COURSE_PREBUILT)
+    _course_variant(${key} analysed "${lesson_dir}" ${graded_files})
+  endif()
 
   # The benchmark: GPU only, built with the graded implementation.
   set(has_bench 0)

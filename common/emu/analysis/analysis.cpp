@@ -200,8 +200,11 @@ public:
 
 private:
     static const char* kernel_name(const char* name) {
-        static std::set<std::string> names;  // stable storage: launch names may be temporaries
-        return names.insert(name).first->c_str();
+        // Stable storage: launch names may be temporaries. Never destroyed,
+        // since COURSE_EMU_ANALYZE=1's report is written at exit, after the
+        // destructors of statics made after its atexit() (this one's among them).
+        static auto* names = new std::set<std::string>;
+        return names->insert(name).first->c_str();
     }
 
     std::uint32_t thread_linear() const {
