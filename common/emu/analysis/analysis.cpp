@@ -583,12 +583,19 @@ std::string Report::text() const {
         out << "kernel " << k.kernel << " (" << k.launches << " launch" << (k.launches == 1 ? "" : "es") << ")\n";
         for (const SharedAccess& s : shared) {
             if (s.kernel != k.kernel) continue;
+            // Conflict-free means no wavefront beyond the ideal: a warp's
+            // 8-byte accesses need 2 wavefronts even without a conflict.
+            char degree[64];
+            if (s.conflicts() > 0) {
+                std::snprintf(degree, sizeof degree, "worst %u-way bank conflict", s.max_degree);
+            } else {
+                std::snprintf(degree, sizeof degree, "conflict-free");
+            }
             std::snprintf(buffer, sizeof buffer,
-                          "  %s: shared %-5s %8llu requests, %5.2f wavefronts/request (ideal %4.2f), worst %u-way%s",
+                          "  %s: shared %-5s %8llu requests, %5.2f wavefronts/request (ideal %4.2f), %s",
                           s.where.text().c_str(), s.store ? "store" : "load", s.requests,
                           s.requests ? double(s.wavefronts) / double(s.requests) : 0.0,
-                          s.requests ? double(s.ideal_wavefronts) / double(s.requests) : 0.0, s.max_degree,
-                          s.max_degree > 1 ? " bank conflict" : ", conflict-free");
+                          s.requests ? double(s.ideal_wavefronts) / double(s.requests) : 0.0, degree);
             out << buffer;
             if (s.partial_requests > 0) out << "; " << s.partial_requests << " by part of a warp (divergence)";
             out << "\n";
