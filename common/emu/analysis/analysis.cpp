@@ -450,7 +450,7 @@ Report Recorder::report() {
         auto it = std::find_if(r.shared.begin(), r.shared.end(), [&](const SharedAccess& a) {
             return a.kernel == k.kernel && a.store == k.store && same_line(a.where, where);
         });
-        if (it == r.shared.end()) it = r.shared.insert(r.shared.end(), SharedAccess{k.kernel, where, k.store});
+        if (it == r.shared.end()) it = r.shared.insert(r.shared.end(), SharedAccess{{k.kernel, where, k.store}});
         it->requests += s.requests;
         it->wavefronts += s.wavefronts;
         it->ideal_wavefronts += s.ideal;
@@ -462,7 +462,7 @@ Report Recorder::report() {
         auto it = std::find_if(r.global.begin(), r.global.end(), [&](const GlobalAccess& a) {
             return a.kernel == k.kernel && a.store == k.store && same_line(a.where, where);
         });
-        if (it == r.global.end()) it = r.global.insert(r.global.end(), GlobalAccess{k.kernel, where, k.store});
+        if (it == r.global.end()) it = r.global.insert(r.global.end(), GlobalAccess{{k.kernel, where, k.store}});
         it->requests += g.requests;
         it->sectors += g.sectors;
         it->ideal_sectors += g.ideal;
@@ -550,7 +550,7 @@ KernelTotals Report::totals(std::string_view kernel) const {
 }
 
 SharedAccess Report::shared_of(std::string_view kernel, bool store) const {
-    SharedAccess all{std::string(kernel), {}, store};
+    SharedAccess all{{std::string(kernel), {}, store}};
     for (const SharedAccess& s : shared) {
         if (s.kernel != kernel || s.store != store) continue;
         all.where = s.where;
@@ -564,7 +564,7 @@ SharedAccess Report::shared_of(std::string_view kernel, bool store) const {
 }
 
 GlobalAccess Report::global_of(std::string_view kernel, bool store) const {
-    GlobalAccess all{std::string(kernel), {}, store};
+    GlobalAccess all{{std::string(kernel), {}, store}};
     for (const GlobalAccess& g : global) {
         if (g.kernel != kernel || g.store != store) continue;
         all.where = g.where;

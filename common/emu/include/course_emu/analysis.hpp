@@ -29,24 +29,31 @@ struct SourceLine {
     std::string text() const { return file + ":" + std::to_string(line); }
 };
 
-/// @brief One shared-memory access instruction (loads or stores of one line).
+/// @brief What every access instruction of a report has: its kernel and
+/// line, whether it stores, and how many warp requests it made.
 ///
 /// A warp request is the k-th execution of the instruction by each lane of a
 /// warp between two synchronisation points (barrier or warp collective).
-/// Its degree is the largest number of distinct 4-byte words any of the 32
-/// banks must deliver (lanes reading the same word share it: a broadcast).
-/// `wavefronts` sums the degrees; `ideal_wavefronts` sums ceil(distinct
-/// words / 32), so `wavefronts - ideal_wavefronts` is the extra shared-memory
-/// cycles the conflicts cost (Nsight Compute's `l1tex__data_bank_conflicts_*`).
-struct SharedAccess {
+struct AccessLine {
     std::string kernel;
     SourceLine where;
     bool store = false;
     unsigned long long requests = 0;
+    unsigned long long partial_requests = 0;  ///< made by fewer lanes than the warp has (divergence)
+};
+
+/// @brief One shared-memory access instruction (loads or stores of one line).
+///
+/// A request's degree is the largest number of distinct 4-byte words any of
+/// the 32 banks must deliver (lanes reading the same word share it: a
+/// broadcast). `wavefronts` sums the degrees; `ideal_wavefronts` sums
+/// ceil(distinct words / 32), so `wavefronts - ideal_wavefronts` is the extra
+/// shared-memory cycles the conflicts cost (Nsight Compute's
+/// `l1tex__data_bank_conflicts_*`).
+struct SharedAccess : AccessLine {
     unsigned long long wavefronts = 0;
     unsigned long long ideal_wavefronts = 0;
-    unsigned max_degree = 0;                 ///< the worst request: N-way
-    unsigned long long partial_requests = 0;  ///< made by fewer lanes than the warp has (divergence)
+    unsigned max_degree = 0;  ///< the worst request: N-way
     unsigned long long conflicts() const { return wavefronts - ideal_wavefronts; }
 };
 
@@ -55,14 +62,9 @@ struct SharedAccess {
 /// `sectors` sums, over the warp requests, the distinct 32-byte sectors the
 /// active lanes touch; `ideal_sectors` sums ceil(distinct bytes / 32), what
 /// the same bytes would cost if they were contiguous and aligned.
-struct GlobalAccess {
-    std::string kernel;
-    SourceLine where;
-    bool store = false;
-    unsigned long long requests = 0;
+struct GlobalAccess : AccessLine {
     unsigned long long sectors = 0;
     unsigned long long ideal_sectors = 0;
-    unsigned long long partial_requests = 0;
     double sectors_per_request() const { return requests == 0 ? 0.0 : double(sectors) / double(requests); }
 };
 
