@@ -164,6 +164,18 @@ public:
         static_shared_.emplace_back(begin, begin + bytes);
     }
 
+    // Global memory written so far, byte by byte, for the allocations made
+    // while the analysis runs (older ones, and managed memory, which host
+    // code writes unseen, are taken as written): by cudaMemcpy or cudaMemset
+    // from the host, or by a kernel's stores and atomics.
+    void device_allocated(const void* address, std::size_t bytes) override {
+        tracked_[reinterpret_cast<std::uintptr_t>(address)] = std::vector<bool>(bytes, false);
+    }
+    void device_freed(const void* address) override { tracked_.erase(reinterpret_cast<std::uintptr_t>(address)); }
+    void device_written(const void* address, std::size_t bytes) override {
+        mark_written(reinterpret_cast<std::uintptr_t>(address), bytes);
+    }
+
     // ---- from the __tsan_* callbacks
 
     void access(std::uintptr_t pc, const volatile void* pointer, std::size_t size, std::uint8_t flags) {
@@ -251,6 +263,18 @@ private:
     void shadow_check(std::uintptr_t pc, std::uintptr_t address, std::size_t size, std::uint8_t flags,
                       std::uint32_t linear, const ThreadState& t) {
         const bool shared = flags & kShared;
+        if (!shared) {
+            // A load, or an atomic (which reads before it writes), of bytes
+            // nothing wrote since cudaMalloc; then stores and atomics count as writes.
+            if ((!(flags & kWrite) || (flags & kAtomic)) && !all_written(address, size)) {
+                UninitSeen& u = uninitialised_[PcKey{kernel_, pc, true}];
+                if (u.count++ == 0) {
+                    u.block = current_thread->block_idx;
+                    u.thread = current_thread->thread_idx;
+                }
+            }
+            if (flags & (kWrite | kAtomic)) mark_written(address, size);
+        }
         auto& map = shared ? shared_shadow_ : global_shadow_;
         const std::uintptr_t end = address + size;
         for (std::uintptr_t word = address & ~std::uintptr_t{3}; word < end; word += 4) {
@@ -296,6 +320,33 @@ private:
         }
     }
 
+    // The tracked allocation holding `address`, or null.
+    std::vector<bool>* tracked_at(std::uintptr_t address, std::uintptr_t& start) {
+        auto it = tracked_.upper_bound(address);
+        if (it == tracked_.begin()) return nullptr;
+        --it;
+        if (address >= it->first + it->second.size()) return nullptr;
+        start = it->first;
+        return &it->second;
+    }
+    void mark_written(std::uintptr_t address, std::size_t size) {
+        std::uintptr_t start = 0;
+        std::vector<bool>* written = tracked_at(address, start);
+        if (written == nullptr) return;
+        const std::size_t end = std::min<std::size_t>(address - start + size, written->size());
+        for (std::size_t i = address - start; i < end; ++i) (*written)[i] = true;
+    }
+    bool all_written(std::uintptr_t address, std::size_t size) {
+        std::uintptr_t start = 0;
+        std::vector<bool>* written = tracked_at(address, start);
+        if (written == nullptr) return true;
+        const std::size_t end = std::min<std::size_t>(address - start + size, written->size());
+        for (std::size_t i = address - start; i < end; ++i) {
+            if (!(*written)[i]) return false;
+        }
+        return true;
+    }
+
     void group_block();
 
     const LaunchInfo* info_ = nullptr;
@@ -314,7 +365,8 @@ private:
     std::map<PcKey, SharedStats> shared_stats_;
     std::map<PcKey, GlobalStats> global_stats_;
     std::map<RaceKey, RaceSeen> races_;
-    std::map<PcKey, UninitSeen> uninitialised_;
+    std::map<PcKey, UninitSeen> uninitialised_;  // `store` in the key: false for shared, true for global
+    std::map<std::uintptr_t, std::vector<bool>> tracked_;
 };
 
 // Warp requests: the k-th execution of an instruction by the lanes of a
@@ -485,10 +537,11 @@ Report Recorder::report() {
     for (const auto& [k, seen] : uninitialised_) {
         const SourceLine& where = lines.at(k.pc);
         auto it = std::find_if(r.uninitialised.begin(), r.uninitialised.end(), [&](const UninitialisedRead& u) {
-            return u.kernel == k.kernel && same_line(u.where, where);
+            return u.shared == !k.store && u.kernel == k.kernel && same_line(u.where, where);
         });
         if (it == r.uninitialised.end()) {
-            it = r.uninitialised.insert(r.uninitialised.end(), UninitialisedRead{k.kernel, where, seen.block, seen.thread, 0});
+            it = r.uninitialised.insert(r.uninitialised.end(),
+                                        UninitialisedRead{!k.store, k.kernel, where, seen.block, seen.thread, 0});
         }
         it->count += seen.count;
     }
@@ -620,7 +673,8 @@ std::string Report::text() const {
         }
         for (const UninitialisedRead& u : uninitialised) {
             if (u.kernel != k.kernel) continue;
-            out << "  " << u.where.text() << ": read of uninitialised shared memory (block " << index_text(u.block)
+            out << "  " << u.where.text() << ": read of uninitialised " << (u.shared ? "shared" : "global")
+                << " memory (block " << index_text(u.block)
                 << " thread " << index_text(u.thread) << " first); " << u.count << " time(s)\n";
         }
     }

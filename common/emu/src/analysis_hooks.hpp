@@ -23,6 +23,12 @@ public:
     virtual void after_sync(bool warp) = 0;
     /// The running thread passed the declaration of a static `__shared__` variable.
     virtual void shared_declared(const void* address, std::size_t bytes) = 0;
+    /// cudaMalloc returned a device allocation (not managed memory, which host code writes unseen).
+    virtual void device_allocated(const void* address, std::size_t bytes) = 0;
+    /// cudaFree released the allocation at `address`.
+    virtual void device_freed(const void* address) = 0;
+    /// cudaMemcpy or cudaMemset wrote device bytes from the host.
+    virtual void device_written(const void* address, std::size_t bytes) = 0;
 
 protected:
     ~AnalysisHooks() = default;

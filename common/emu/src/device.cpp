@@ -575,7 +575,11 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
     if (bytes > course_emu::detail::device_properties().totalGlobalMem) {
         return api_result(cudaErrorMemoryAllocation);
     }
-    return api_result(course_emu::detail::allocate_guarded(ptr, bytes, course_emu::detail::AllocationKind::device));
+    const cudaError_t result = course_emu::detail::allocate_guarded(ptr, bytes, course_emu::detail::AllocationKind::device);
+    if (result == cudaSuccess && course_emu::detail::g_analysis_hooks != nullptr) {
+        course_emu::detail::g_analysis_hooks->device_allocated(*ptr, bytes);
+    }
+    return api_result(result);
 }
 
 // Managed memory is host memory that is also a registered device allocation
@@ -595,7 +599,12 @@ cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int flags)
     return api_result(course_emu::detail::allocate_guarded(ptr, bytes, course_emu::detail::AllocationKind::managed));
 }
 
-cudaError_t cudaFree(void* ptr) { return api_result(course_emu::detail::free_guarded(ptr)); }
+cudaError_t cudaFree(void* ptr) {
+    if (ptr != nullptr && course_emu::detail::g_analysis_hooks != nullptr) {
+        course_emu::detail::g_analysis_hooks->device_freed(ptr);
+    }
+    return api_result(course_emu::detail::free_guarded(ptr));
+}
 
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
     if (ptr == nullptr) return api_result(cudaErrorInvalidValue);
@@ -632,6 +641,9 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
         return api_result(cudaErrorInvalidValue);
     }
     std::memmove(dst, src, bytes);
+    if (dst_device && course_emu::detail::g_analysis_hooks != nullptr) {
+        course_emu::detail::g_analysis_hooks->device_written(dst, bytes);
+    }
     return api_result(cudaSuccess);
 }
 
@@ -645,6 +657,7 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
     if (bytes == 0) return api_result(cudaSuccess);
     if (!course_emu::detail::is_device_range(ptr, bytes)) return api_result(cudaErrorInvalidValue);
     std::memset(ptr, value, bytes);
+    if (course_emu::detail::g_analysis_hooks != nullptr) course_emu::detail::g_analysis_hooks->device_written(ptr, bytes);
     return api_result(cudaSuccess);
 }
 

@@ -161,3 +161,28 @@ TEST_CASE("Nothing is recorded outside an analysis, and begin/end can be repeate
     CHECK(second.totals("strided_copy_kernel").global_load_requests == 32);
     CHECK(analysis::instrumented());
 }
+
+TEST_CASE("Global memory read before the host or a kernel wrote it is reported with its line", "[analysis]") {
+    const bool uploaded = GENERATE(false, true);
+    CAPTURE(uploaded);
+    const auto report = analyse([&] {
+        // Allocated while the analysis runs, so tracked from cudaMalloc on.
+        course::DeviceBuffer<float> in(64);
+        course::DeviceBuffer<float> out(64);
+        if (uploaded) in.upload(std::vector<float>(64, 1.0f));
+        analysis_kernels::strided_copy(in.data(), out.data(), 64, 1);
+        COURSE_LAUNCH_CHECK();
+        analysis_kernels::strided_copy(out.data(), in.data(), 64, 1);  // reads what the first launch wrote
+        COURSE_LAUNCH_CHECK();
+    });
+    INFO(report.text());
+    if (uploaded) {
+        CHECK(report.uninitialised.empty());
+    } else {
+        REQUIRE(report.uninitialised.size() == 1);
+        CHECK_FALSE(report.uninitialised[0].shared);
+        CHECK(report.uninitialised[0].where.line == 27);  // `out[i] = in[i * stride]`
+        CHECK(report.uninitialised[0].count == 64);       // the first launch's 64 reads; the second reads written data
+        CHECK(report.text().find("read of uninitialised global memory") != std::string::npos);
+    }
+}

@@ -2,7 +2,7 @@
 /// @brief The emulator's analysis mode: every load and store of a kernel,
 /// per thread, turned into a per-source-line report of shared-memory bank
 /// conflicts, global-memory coalescing, races, reads of uninitialised shared
-/// memory and lanes that took different paths.
+/// and global memory, and requests made by part of a warp.
 ///
 /// Only code compiled with GCC's `-fsanitize=thread` instrumentation (and
 /// linked with the `course_emu_analysis` library, which provides the
@@ -79,8 +79,12 @@ struct Race {
     unsigned long long count = 0;  ///< pairs of accesses seen (by word)
 };
 
-/// @brief Reads of shared memory no thread of the block wrote before.
+/// @brief Reads of memory nothing wrote before: shared memory no thread of
+/// the block wrote since it began, or global memory of an allocation made
+/// during the analysis that neither the host (cudaMemcpy, cudaMemset) nor a
+/// kernel wrote.
 struct UninitialisedRead {
+    bool shared = true;  ///< shared memory; else global memory (an allocation made while the analysis ran)
     std::string kernel;
     SourceLine where;
     uint3 block{}, thread{};  ///< the first reader seen
