@@ -247,7 +247,7 @@ public:
             data_ = nullptr;
             return;
         }
-        const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        const std::size_t page = page_size();
         const std::size_t needed = (rounded + page - 1) / page * page + page;
         if (needed > mapped_) {
             if (base_ != nullptr) munmap(base_, mapped_);
@@ -262,7 +262,6 @@ public:
             mprotect(base_ + mapped_ - page, page, PROT_NONE);
         }
         guard_ = base_ + mapped_ - page;
-        guard_bytes_ = page;
         data_ = guard_ - rounded;
         std::memset(data_, 0xCD, rounded);
     }
@@ -273,7 +272,7 @@ public:
     /// block's dynamic shared memory (async-signal-safe: snprintf of numbers only).
     bool describe(const void* address, char* buffer, std::size_t size) const {
         const char* a = static_cast<const char*>(address);
-        if (data_ == nullptr || a < guard_ || a >= guard_ + guard_bytes_) return false;
+        if (data_ == nullptr || a < guard_ || a >= guard_ + page_size()) return false;
         std::snprintf(buffer, size,
                       "out-of-bounds access to shared memory: byte %zu of the block's dynamic shared memory "
                       "(extern __shared__), which the launch gave %zu bytes: an index past the end of a shared "
@@ -287,7 +286,6 @@ private:
     char* base_ = nullptr;
     std::size_t mapped_ = 0;
     char* guard_ = nullptr;
-    std::size_t guard_bytes_ = 0;
     char* data_ = nullptr;
     std::size_t launched_ = 0;
 };
