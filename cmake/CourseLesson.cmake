@@ -10,6 +10,15 @@
 #     POINTS  N                  # the lesson's points, shared out over its test cases
 #     BENCH   file_bench.cu      # optional: GPU benchmark in tests/NN-slug/ (common/include/course/bench.hpp)
 #     BENCH_LIBRARIES CUDA::cublas ...  # optional: what the benchmark links besides the CUDA runtime
+#     GPU_ONLY_MUTANTS name.mutant ...  # mutants only a GPU can catch (e.g. device memory read
+#                                # through a host pointer): rejected on the GPU, compile-checked everywhere
+#     LIBRARIES course_thrust ...       # optional: what the implementations and the tests link, every backend
+#     CUDA_LIBRARIES CUDA::cublas ...   # optional: the same on the cuda backend only (code using them
+#                                # is guarded with #ifndef __CUDACC_EMULATOR__)
+#     GPU_ONLY "reason"          # optional: the lesson needs a GPU (e.g. it calls cuBLAS). On the
+#                                # emulator nothing of it is built: one test says it is skipped and why,
+#                                # the grade report shows it skipped, out of the total, and nvcc (where
+#                                # present) still compile-checks its starter, solution, mutants and bench
 #     FORBID  "cub::" "atomicMin" ...)  # optional: text a graded submission must not use; the grader
 #                                # flags each use with file and line (the tests still run)
 #
@@ -112,6 +121,8 @@ endfunction()
 # The variant `analysed` (emulator only) compiles them with the analysis
 # instrumentation (course_emu_analysed_sources) and is built only on demand,
 # by `./course analyze`.
+# The lesson's LIBRARIES (and CUDA_LIBRARIES) come in `_course_libraries`,
+# set by course_lesson().
 function(_course_variant key variant lesson_dir)
   set(target ${key}_${variant})
   if(variant STREQUAL "analysed")
@@ -122,7 +133,7 @@ function(_course_variant key variant lesson_dir)
     course_device_sources(sources ${target} ${ARGN})
     add_executable(${target} ${sources})
   endif()
-  target_link_libraries(${target} PRIVATE ${key}_tests course_catch_main course_test_support)
+  target_link_libraries(${target} PRIVATE ${key}_tests course_catch_main course_test_support ${_course_libraries})
   # The grader's student trees run each test program (and its discovery)
   # through a launcher: its own PID namespace, so that nothing it forked
   # outlives it (see `./course grade-all`).
@@ -136,7 +147,8 @@ function(_course_variant key variant lesson_dir)
 endfunction()
 
 function(course_lesson NN slug)
-  cmake_parse_arguments(L "" "TITLE;POINTS;BENCH" "SOURCES;TESTS;MUTANTS;EMU_ONLY_MUTANTS;BENCH_LIBRARIES;FORBID" ${ARGN})
+  cmake_parse_arguments(L "" "TITLE;POINTS;BENCH;GPU_ONLY"
+    "SOURCES;TESTS;MUTANTS;EMU_ONLY_MUTANTS;GPU_ONLY_MUTANTS;LIBRARIES;CUDA_LIBRARIES;BENCH_LIBRARIES;FORBID" ${ARGN})
   if(NOT L_TITLE OR NOT L_POINTS OR NOT L_SOURCES OR NOT L_TESTS)
     message(FATAL_ERROR "course_lesson(${NN} ${slug}): TITLE, POINTS, SOURCES and TESTS are required")
   endif()
@@ -145,11 +157,28 @@ function(course_lesson NN slug)
   set(lesson_dir "${CMAKE_SOURCE_DIR}/lessons/${folder}")
   set(test_dir "${CMAKE_SOURCE_DIR}/tests/${folder}")
   _course_source_root(source_root)
+  set(_course_libraries ${L_LIBRARIES})
+  if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
+    list(APPEND _course_libraries ${L_CUDA_LIBRARIES})
+  endif()
+  # A GPU-only lesson on the emulator: nothing is built to run, the skip is
+  # said by a test and in lessons.tsv (for the grade report).
+  set(skipped "")
+  if(L_GPU_ONLY AND NOT COURSE_BACKEND_RESOLVED STREQUAL "cuda")
+    set(skipped "GPU only: ${L_GPU_ONLY}")
+  endif()
 
   # The tests, compiled once per build tree (or imported from the base tree
   # of grade-all), with an instructor's hidden tests for the lesson, if any:
   # COURSE_EXTRA_TESTS/NN-slug/*_test.cpp.
-  if(NOT COURSE_PREBUILT)
+  if(skipped)
+    if(NOT COURSE_PREBUILT)
+      add_test(NAME "${NN}: GPU only, skipped on the emulator"
+        COMMAND ${CMAKE_COMMAND} -E echo "lesson ${NN} is skipped on the ${COURSE_BACKEND_RESOLVED} backend: ${skipped}")
+      set_tests_properties("${NN}: GPU only, skipped on the emulator" PROPERTIES
+        LABELS "${key};skipped" SKIP_REGULAR_EXPRESSION "is skipped on the")
+    endif()
+  elseif(NOT COURSE_PREBUILT)
     list(TRANSFORM L_TESTS PREPEND "${test_dir}/")
     if(COURSE_EXTRA_TESTS)
       file(GLOB extra_tests "${COURSE_EXTRA_TESTS}/${folder}/*_test.cpp")
@@ -159,6 +188,13 @@ function(course_lesson NN slug)
     target_link_libraries(${key}_tests PUBLIC course_test_support)
     target_include_directories(${key}_tests PUBLIC "${lesson_dir}" "${test_dir}")
     target_compile_options(${key}_tests PRIVATE -Wall -Wextra)
+    # The libraries' compile requirements only: linking them is the programs'
+    # business, and an exported object library may name no target of this tree.
+    foreach(library IN LISTS _course_libraries)
+      target_include_directories(${key}_tests PRIVATE $<TARGET_PROPERTY:${library},INTERFACE_INCLUDE_DIRECTORIES>)
+      target_compile_definitions(${key}_tests PRIVATE $<TARGET_PROPERTY:${library},INTERFACE_COMPILE_DEFINITIONS>)
+      target_compile_options(${key}_tests PRIVATE $<TARGET_PROPERTY:${library},INTERFACE_COMPILE_OPTIONS>)
+    endforeach()
     set_property(GLOBAL APPEND PROPERTY COURSE_LESSON_TEST_TARGETS ${key}_tests)
   endif()
 
@@ -176,14 +212,16 @@ function(course_lesson NN slug)
       list(APPEND graded_files "${stub}")
     endif()
   endforeach()
-  _course_variant(${key} graded "${lesson_dir}" ${graded_files})
-  catch_discover_tests(${key}_graded
-    TEST_PREFIX "${NN}: "
-    PROPERTIES LABELS "${key};graded" ${COURSE_TEST_PROPERTIES})
+  if(NOT skipped)
+    _course_variant(${key} graded "${lesson_dir}" ${graded_files})
+    catch_discover_tests(${key}_graded
+      TEST_PREFIX "${NN}: "
+      PROPERTIES LABELS "${key};graded" ${COURSE_TEST_PROPERTIES})
+  endif()
 
   # The same tests and graded files with every load and store recorded, for
   # `./course analyze NN` (emulator only; not in grade-all's student trees).
-  if(COURSE_BACKEND_RESOLVED STREQUAL "emu" AND NOT COURSE_PREBUILT)
+  if(COURSE_BACKEND_RESOLVED STREQUAL "emu" AND NOT COURSE_PREBUILT AND NOT skipped)
     _course_variant(${key} analysed "${lesson_dir}" ${graded_files})
   endif()
 
@@ -192,7 +230,7 @@ function(course_lesson NN slug)
   if(L_BENCH AND COURSE_BACKEND_RESOLVED STREQUAL "cuda" AND NOT COURSE_PREBUILT)
     add_executable(${key}_bench "${test_dir}/${L_BENCH}" ${graded_files})
     target_include_directories(${key}_bench PRIVATE "${lesson_dir}" "${test_dir}")
-    target_link_libraries(${key}_bench PRIVATE course_harness CUDA::cudart ${L_BENCH_LIBRARIES})
+    target_link_libraries(${key}_bench PRIVATE course_harness CUDA::cudart ${_course_libraries} ${L_BENCH_LIBRARIES})
     if(COURSE_SOURCE STREQUAL "solutions")
       target_compile_definitions(${key}_bench PRIVATE COURSE_BENCH_OF_REFERENCE=1)  # labels its rows "reference"
     endif()
@@ -200,19 +238,21 @@ function(course_lesson NN slug)
   endif()
 
   # Columns: number, slug, title, points, has a benchmark, SOURCES and FORBID
-  # (each a list joined by "|").
+  # (each a list joined by "|"), and why this build skips the lesson (empty
+  # when it does not).
   string(REPLACE ";" "|" sources_field "${L_SOURCES}")
   string(REPLACE ";" "|" forbid_field "${L_FORBID}")
   file(APPEND "${COURSE_META_DIR}/lessons.tsv"
-    "${NN}\t${slug}\t${L_TITLE}\t${L_POINTS}\t${has_bench}\t${sources_field}\t${forbid_field}\n")
+    "${NN}\t${slug}\t${L_TITLE}\t${L_POINTS}\t${has_bench}\t${sources_field}\t${forbid_field}\t${skipped}\n")
 
   if(NOT COURSE_CHECK)
     return()
   endif()
 
   # Every implementation that must be rejected, with the files it consists of.
+  # A skipped lesson's mutants are only made, for nvcc to compile-check.
   set(rejected_names "")
-  if(NOT COURSE_SOURCE STREQUAL "starter")
+  if(NOT COURSE_SOURCE STREQUAL "starter" AND NOT skipped)
     set(starter_files ${L_SOURCES})
     list(TRANSFORM starter_files PREPEND "${CMAKE_SOURCE_DIR}/starter/${folder}/")
     _course_variant(${key} starter "${lesson_dir}" ${starter_files})
@@ -224,10 +264,18 @@ function(course_lesson NN slug)
   get_filename_component(edited_name "${edited_solution}" NAME)
   set(mutant_cu "")
   set(mutants ${L_MUTANTS})
+  set(checked_only_mutants "")  # compile-checked by nvcc, not run
   if(COURSE_BACKEND_RESOLVED STREQUAL "emu")
     list(APPEND mutants ${L_EMU_ONLY_MUTANTS})
+    list(APPEND checked_only_mutants ${L_GPU_ONLY_MUTANTS})
+  else()
+    list(APPEND mutants ${L_GPU_ONLY_MUTANTS})
   endif()
-  foreach(mutant IN LISTS mutants)
+  if(skipped)
+    list(APPEND checked_only_mutants ${mutants})
+    set(mutants "")
+  endif()
+  foreach(mutant IN LISTS mutants checked_only_mutants)
     get_filename_component(name "${mutant}" NAME_WE)
     set(generated "${CMAKE_CURRENT_BINARY_DIR}/mutants/${key}/${name}/${edited_name}")
     add_custom_command(
@@ -236,9 +284,13 @@ function(course_lesson NN slug)
       DEPENDS "${edited_solution}" "${test_dir}/mutants/${mutant}" course_make_mutant
       COMMENT "Making mutant ${mutant} of lesson ${NN}"
       VERBATIM)
+    list(APPEND mutant_cu "${generated}")
+    if(mutant IN_LIST checked_only_mutants)
+      add_custom_target(${key}_mutant_${name}_source ALL DEPENDS "${generated}")
+      continue()
+    endif()
     _course_variant(${key} mutant_${name} "${lesson_dir}" "${generated}" ${solution_files})
     list(APPEND rejected_names mutant_${name})
-    list(APPEND mutant_cu "${generated}")
   endforeach()
   foreach(name IN LISTS rejected_names)
     add_test(NAME "${NN}: tests reject ${name}"

@@ -9,7 +9,7 @@
 //                 [--sources DIR] [--seconds S] [--student NAME ...] [NN ...]
 //
 // DIR/course/lessons.tsv (number, slug, title, points, bench, sources,
-// forbidden calls) and DIR/course/configuration.tsv (backend, reason, device,
+// forbidden calls, why the build skips the lesson) and DIR/course/configuration.tsv (backend, reason, device,
 // source) are written by CMake at configure time. Each --student starts a
 // student; the options after it (until the next --student) describe that
 // student's results: CTest's JUnit XML, the driver's build status (a lesson
@@ -40,6 +40,7 @@ struct Lesson {
     std::string number, slug, title;
     double points = 0;
     std::vector<std::string> sources, forbidden;
+    std::string skipped;  // why this build does not run the lesson (a GPU-only lesson on the emulator)
 };
 
 struct TestResult {
@@ -278,11 +279,11 @@ struct TestGrade {
 
 struct LessonGrade {
     const Lesson* lesson = nullptr;
-    std::string status;  // passed, FAILED, COMPILE ERROR, NO TESTS RAN
+    std::string status;  // passed, FAILED, COMPILE ERROR, NO TESTS RAN, SKIPPED
     std::string reason;  // the first failure or the compile error
     std::string first_failing_test;
     int passed = 0, total = 0;
-    double points = 0;
+    double points = 0, max_points = 0;  // a skipped lesson's are 0: it is left out of the total
     std::vector<TestGrade> tests;
     std::vector<Flag> flags;
 };
@@ -336,6 +337,13 @@ void grade(Student& student, const std::vector<Lesson>& lessons, const std::stri
     for (const Lesson& lesson : lessons) {
         LessonGrade g;
         g.lesson = &lesson;
+        if (!lesson.skipped.empty()) {
+            g.status = "SKIPPED";
+            g.reason = lesson.skipped + "\n";
+            student.lessons.push_back(g);
+            continue;
+        }
+        g.max_points = lesson.points;
         g.flags = forbidden_uses(lesson, student.sources);
         for (const TestResult& r : results) {
             if (r.lesson != lesson.number) continue;
@@ -365,7 +373,7 @@ void grade(Student& student, const std::vector<Lesson>& lessons, const std::stri
             g.status = g.passed == g.total ? "passed" : "FAILED";
         }
         student.points += g.points;
-        student.max_points += lesson.points;
+        student.max_points += g.max_points;
         student.lessons.push_back(g);
     }
 }
@@ -451,9 +459,11 @@ void write_table(std::ostream& out, const Context& ctx, const std::vector<Studen
         out << line;
         for (const LessonGrade& g : st.lessons) {
             char pts[32];
-            std::snprintf(pts, sizeof pts, "%.1f/%g", g.points, g.lesson->points);
-            const std::string tests =
-                g.status == "COMPILE ERROR" ? "-" : std::to_string(g.passed) + "/" + std::to_string(g.total);
+            if (g.status == "SKIPPED") std::snprintf(pts, sizeof pts, "-");
+            else std::snprintf(pts, sizeof pts, "%.1f/%g", g.points, g.max_points);
+            const std::string tests = g.status == "COMPILE ERROR" || g.status == "SKIPPED"
+                                          ? "-"
+                                          : std::to_string(g.passed) + "/" + std::to_string(g.total);
             std::string status = g.status;
             if (!g.flags.empty()) status += ", FLAGGED";
             std::snprintf(line, sizeof line, "  %-3s %-34s %7s %13s  %s\n", g.lesson->number.c_str(),
@@ -473,6 +483,8 @@ void write_table(std::ostream& out, const Context& ctx, const std::vector<Studen
                 print_indented(out, g.reason);
             } else if (g.status == "NO TESTS RAN") {
                 out << "\nLesson " << g.lesson->number << ": " << g.reason;
+            } else if (g.status == "SKIPPED") {
+                out << "\nLesson " << g.lesson->number << " is skipped, and left out of the total: " << g.reason;
             }
             if (!g.flags.empty()) {
                 out << "\nLesson " << g.lesson->number << " is flagged: it uses what the lesson forbids\n";
@@ -490,9 +502,11 @@ void write_table(std::ostream& out, const Context& ctx, const std::vector<Studen
         std::string notes;
         for (const LessonGrade& g : st.lessons) {
             char pts[16];
-            std::snprintf(pts, sizeof pts, "%.1f", g.points);
+            if (g.status == "SKIPPED") std::snprintf(pts, sizeof pts, "-");
+            else std::snprintf(pts, sizeof pts, "%.1f", g.points);
             out << std::right << std::setw(7) << pts;
             if (g.status == "COMPILE ERROR") notes += " " + g.lesson->number + ":compile-error";
+            else if (g.status == "SKIPPED") notes += " " + g.lesson->number + ":skipped";
             else if (g.status == "NO TESTS RAN") notes += " " + g.lesson->number + ":no-tests";
             if (!g.flags.empty()) notes += " " + g.lesson->number + ":flagged";
         }
@@ -519,7 +533,7 @@ void write_json(std::ostream& out, const Context& ctx, const std::vector<Student
             const LessonGrade& g = st.lessons[l];
             out << (l ? "," : "") << "\n      {\"lesson\": " << json_string(g.lesson->number)
                 << ", \"title\": " << json_string(g.lesson->title) << ", \"status\": " << json_string(g.status)
-                << ", \"points\": " << number(g.points) << ", \"max_points\": " << number(g.lesson->points)
+                << ", \"points\": " << number(g.points) << ", \"max_points\": " << number(g.max_points)
                 << ", \"passed\": " << g.passed << ", \"total\": " << g.total
                 << ",\n       \"reason\": " << json_string(g.reason) << ",\n       \"flags\": [";
             for (std::size_t f = 0; f < g.flags.size(); ++f) {
@@ -545,30 +559,36 @@ void write_json(std::ostream& out, const Context& ctx, const std::vector<Student
 // JUnit XML as CI systems and GitHub Classroom read it: one testsuite per
 // student, one testcase per test case (classname: the lesson), and one
 // failing "builds" testcase for a lesson that does not compile.
-// Adds a student's JUnit test cases and failures to the counts.
-void count_junit_cases(const Student& st, int& tests, int& failures) {
+// Adds a student's JUnit test cases, failures and skipped lessons to the counts.
+void count_junit_cases(const Student& st, int& tests, int& failures, int& skipped) {
     for (const LessonGrade& g : st.lessons) {
         tests += g.tests.empty() ? 1 : static_cast<int>(g.tests.size());
-        failures += g.tests.empty() ? 1 : g.total - g.passed;
+        if (g.status == "SKIPPED") ++skipped;
+        else failures += g.tests.empty() ? 1 : g.total - g.passed;
     }
 }
 
 void write_junit(std::ostream& out, const Context& ctx, const std::vector<Student>& students) {
     (void)ctx;
-    int tests = 0, failures = 0;
-    for (const Student& st : students) count_junit_cases(st, tests, failures);
+    int tests = 0, failures = 0, skipped = 0;
+    for (const Student& st : students) count_junit_cases(st, tests, failures, skipped);
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"CUDA course\" tests=\"" << tests
-        << "\" failures=\"" << failures << "\">\n";
+        << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n";
     for (const Student& st : students) {
-        int st_tests = 0, st_failures = 0;
-        count_junit_cases(st, st_tests, st_failures);
+        int st_tests = 0, st_failures = 0, st_skipped = 0;
+        count_junit_cases(st, st_tests, st_failures, st_skipped);
         const std::string prefix = st.name.empty() ? "" : st.name + ".";
         out << "  <testsuite name=\"" << xml_escape(st.name.empty() ? "course" : st.name) << "\" tests=\"" << st_tests
-            << "\" failures=\"" << st_failures << "\">\n";
+            << "\" failures=\"" << st_failures << "\" skipped=\"" << st_skipped << "\">\n";
         for (const LessonGrade& g : st.lessons) {
             const std::string classname = xml_escape(prefix + "lesson" + g.lesson->number);
             std::string flags;
             for (const Flag& f : g.flags) flags += flag_line(f) + "\n";
+            if (g.status == "SKIPPED") {
+                out << "    <testcase classname=\"" << classname << "\" name=\"runs\">\n      <skipped message=\""
+                    << xml_escape(g.reason.substr(0, g.reason.find('\n'))) << "\"/>\n    </testcase>\n";
+                continue;
+            }
             if (g.tests.empty()) {
                 out << "    <testcase classname=\"" << classname << "\" name=\""
                     << (g.status == "COMPILE ERROR" ? "builds" : "runs") << "\">\n      <failure message=\""
@@ -604,7 +624,7 @@ void write_csv(std::ostream& out, const Context& ctx, const std::vector<Student>
         out << csv_field(st.name);
         std::string flagged;
         for (const LessonGrade& g : st.lessons) {
-            out << "," << number(g.points);
+            out << "," << (g.status == "SKIPPED" ? "" : number(g.points));  // empty: not graded here
             if (!g.flags.empty()) flagged += (flagged.empty() ? "" : " ") + g.lesson->number;
         }
         out << "," << number(st.points) << "," << number(st.max_points) << "," << csv_field(flagged) << "\n";
@@ -625,9 +645,15 @@ void write_gradescope(std::ostream& out, const Context& ctx, const Student& st) 
         std::string flags;
         for (const Flag& f : g.flags) flags += "\nFLAGGED: " + flag_line(f);
         const std::string heading = "Lesson " + g.lesson->number + " (" + g.lesson->title + "): ";
+        if (g.status == "SKIPPED") {  // worth nothing here, but said
+            out << (first ? "" : ",") << "\n    {\"name\": " << json_string(heading + "skipped")
+                << ", \"score\": 0, \"max_score\": 0, \"output\": " << json_string(g.reason) << "}";
+            first = false;
+            continue;
+        }
         if (g.tests.empty()) {
             out << (first ? "" : ",") << "\n    {\"name\": " << json_string(heading + g.status)
-                << ", \"score\": 0, \"max_score\": " << number(g.lesson->points)
+                << ", \"score\": 0, \"max_score\": " << number(g.max_points)
                 << ", \"status\": \"failed\", \"output\": " << json_string(g.reason + flags) << "}";
             first = false;
             continue;
@@ -694,9 +720,10 @@ int main(int argc, char** argv) {
     std::vector<Lesson> lessons;
     for (const auto& row : read_tsv(build_dir + "/course/lessons.tsv")) {
         if (row.size() < 4 || (!selected.empty() && !selected.count(row[0]))) continue;
-        Lesson lesson{row[0], row[1], row[2], std::stod(row[3]), {}, {}};
+        Lesson lesson{row[0], row[1], row[2], std::stod(row[3]), {}, {}, {}};
         if (row.size() >= 6) lesson.sources = split(row[5], '|');
         if (row.size() >= 7) lesson.forbidden = split(row[6], '|');
+        if (row.size() >= 8) lesson.skipped = row[7];
         lessons.push_back(lesson);
     }
     for (Student& st : students) grade(st, lessons, ctx.config["root"]);
