@@ -12,6 +12,8 @@
 #include <course/catch.hpp>
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <span>
 #include <string>
 
 namespace course {
@@ -21,6 +23,8 @@ inline constexpr int kGpuRepetitions = 20;
 
 /// @brief Calls `body()` under every emulator schedule, or kGpuRepetitions times on a GPU.
 ///
+/// With COURSE_EMU_SCHEDULE set (e.g. `random:2`, as a failure's rerun line
+/// says), only that schedule runs.
 /// Each call runs with an INFO line naming the schedule (or the repetition),
 /// so a failure says which one broke.
 template <class Body>
@@ -37,10 +41,14 @@ void for_each_schedule(Body&& body) {
             course_emu::set_workers(0);
         }
     } restore;
-    const Schedule schedules[] = {
+    const Schedule all[] = {
         {Schedule::Kind::forward, 0}, {Schedule::Kind::reverse, 0}, {Schedule::Kind::random, 1},
         {Schedule::Kind::random, 2},  {Schedule::Kind::random, 3},
     };
+    // COURSE_EMU_SCHEDULE, as a failure's rerun line says, picks the one
+    // schedule to run (the emulator has read it into current_schedule()).
+    std::span<const Schedule> schedules(all);
+    if (std::getenv("COURSE_EMU_SCHEDULE") != nullptr) schedules = std::span<const Schedule>(&restore.saved, 1);
     for (const Schedule& s : schedules) {
         course_emu::set_schedule(s);
         INFO("emulator schedule: " << course_emu::schedule_name(s) << " (rerun alone with COURSE_EMU_SCHEDULE="
