@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "xml_escape.hpp"
+
 namespace {
 
 std::vector<std::string> split_csv_line(const std::string& line) {
@@ -27,16 +29,7 @@ std::vector<std::string> split_csv_line(const std::string& line) {
     return fields;
 }
 
-std::string escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '&') out += "&amp;";
-        else if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else out += c;
-    }
-    return out;
-}
+using course_tools::xml_escape;
 
 struct Row {
     std::string name;
@@ -99,18 +92,18 @@ int main(int argc, char** argv) {
     svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
         << "\" viewBox=\"0 0 " << width << " " << height << "\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n"
         << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-        << "<text x=\"" << left << "\" y=\"24\" font-size=\"17\" font-weight=\"bold\">Lesson " << escape(lesson)
-        << ": " << escape(title) << "</text>\n"
+        << "<text x=\"" << left << "\" y=\"24\" font-size=\"17\" font-weight=\"bold\">Lesson " << xml_escape(lesson)
+        << ": " << xml_escape(title) << "</text>\n"
         << "<text x=\"" << left << "\" y=\"46\" font-size=\"13\" fill=\"#444\">"
         << (compute_bound ? "Throughput (TFLOP/s" : "Effective bandwidth (GB/s, bytes read + written")
-        << "; median of repeated runs). Measured on " << escape(device) << ", " << date << ".</text>\n";
+        << "; median of repeated runs). Measured on " << xml_escape(device) << ", " << date << ".</text>\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         const int y = top + static_cast<int>(i) * row_h;
         const bool graded = r.name.rfind("your ", 0) == 0 || r.name.rfind("reference ", 0) == 0;
         const char* colour = r.library ? "#9e9e9e" : graded ? "#f28e2b" : "#4e79a7";
         svg << "<text x=\"" << left + label_w - 8 << "\" y=\"" << y + 19 << "\" font-size=\"13\" text-anchor=\"end\">"
-            << escape(r.name) << "</text>\n"
+            << xml_escape(r.name) << "</text>\n"
             << "<rect x=\"" << left + label_w << "\" y=\"" << y + 5 << "\" width=\"" << x_of(r.value) - left - label_w
             << "\" height=\"" << row_h - 10 << "\" fill=\"" << colour << "\"/>\n";
         char value[32];

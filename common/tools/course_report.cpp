@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "xml_escape.hpp"
+
 namespace {
 
 struct Lesson {
@@ -408,22 +410,7 @@ std::string json_string(const std::string& s) {
     return out + "\"";
 }
 
-std::string xml_escape(const std::string& s) {
-    std::string out;
-    for (const unsigned char c : s) {
-        switch (c) {
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '&': out += "&amp;"; break;
-        case '"': out += "&quot;"; break;
-        default:
-            // XML 1.0 allows no control characters but tab and newlines.
-            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
-            else out += static_cast<char>(c);
-        }
-    }
-    return out;
-}
+using course_tools::xml_escape;
 
 std::string csv_field(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
