@@ -4,6 +4,10 @@
 # The program's own watchdog (COURSE_TEST_TIMEOUT, set by CTest) stops a hung
 # test case with a report; this timeout only guards against a program that
 # ignores it.
+# A program that is not there proves nothing: that is an error, not a rejection.
+if(NOT EXISTS "${PROGRAM}")
+  message(FATAL_ERROR "${PROGRAM} was not built, so nothing was checked: build it first")
+endif()
 execute_process(COMMAND "${PROGRAM}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE result TIMEOUT 600)
 string(REGEX MATCHALL "\\[course\\] first failure at [^\n]*" failures "${out}")
 list(LENGTH failures failed_cases)
