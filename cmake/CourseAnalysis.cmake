@@ -1,7 +1,9 @@
 # The emulator's analysis mode (common/emu/include/course_emu/analysis.hpp):
-# sources compiled with GCC's -fsanitize=thread instrumentation call the
-# __tsan_* callbacks that the course_emu_analysis library defines (no TSan
-# runtime is linked: the flag is given to the compiler only). Nothing else is
+# sources compiled with GCC's -fsanitize=thread instrumentation (every load
+# and store) and -fsanitize-coverage=trace-pc (every basic block entered) call
+# the __tsan_* and __sanitizer_cov_trace_pc callbacks that the
+# course_emu_analysis library defines (no sanitizer runtime is linked: the
+# flags are given to the compiler only). Nothing else is
 # compiled this way, so the course's other programs run at full speed.
 
 # Sets `out` to the emulator translations of `files` (.cu), compiled with the
@@ -9,7 +11,7 @@
 function(course_emu_analysed_sources out target)
   course_emu_sources(sources ${target} ${ARGN})
   set_source_files_properties(${sources} PROPERTIES
-    COMPILE_OPTIONS "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0")
+    COMPILE_OPTIONS "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-fsanitize-coverage=trace-pc")
   set(${out} "${sources}" PARENT_SCOPE)
 endfunction()
 

@@ -3,8 +3,8 @@
 // is wrong measures nothing). Built with nvcc, it is what Nsight Compute
 // profiles (launch k is ncu's ID k). Built for the emulator with every file
 // instrumented (target course_analysis_compare), it writes the analysis
-// mode's estimate of the same six metrics as CSV, one row per kernel and
-// metric, with the same ID:
+// mode's estimate of the same six memory metrics and the divergent branches
+// as CSV, one row per kernel and metric, with the same ID:
 //
 //   analysis_compare [emulator.csv]      (the emulator also prints the report)
 #include <saxpy.hpp>
@@ -111,6 +111,8 @@ int main(int argc, char** argv) {
                 {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", k.global_load_requests},
                 {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", k.global_store_sectors},
                 {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", k.global_store_requests},
+                // Basic blocks entered by part of a warp (splits), not SASS branches: see docs/emulator.md.
+                {"smsp__sass_branch_targets_threads_divergent.sum", k.divergent_splits},
             };
             for (const auto& [name, value] : metrics)
                 csv += "\"" + std::to_string(id) + "\",\"" + l.label + "\",\"" + k.kernel + "\",\"" + name + "\",\"" +

@@ -8,7 +8,8 @@
 #                                     emulator's CSV (see below), adds its values beside ncu's
 #
 # writes into $OUT:
-#   ncu.csv          the six metrics of each kernel of compare_main.cpp, one launch each (ncu's ID = the driver's ID)
+#   ncu.csv          the six memory metrics and the two branch metrics of each kernel of compare_main.cpp, one
+#                    launch each (ncu's ID = the driver's ID)
 #   ncu.log          ncu's and the driver's own output
 #   racecheck.txt    compute-sanitizer --tool racecheck on race_main.cpp's planted races
 #   *.build.log      the compilers' output
@@ -66,10 +67,13 @@ fi
 step "the driver alone (each kernel's result checked)"
 [[ -x "$OUT/analysis_compare" ]] && run "$OUT/analysis_compare"
 
-step "Nsight Compute: six metrics per launch into $OUT/ncu.csv"
+step "Nsight Compute: eight metrics per launch into $OUT/ncu.csv"
 METRICS=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 METRICS+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 METRICS+=,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+# Divergence: SASS branch targets taken by part of a warp, of all branch targets
+# (the emulator gives the first only, counted on its own basic blocks).
+METRICS+=,smsp__sass_branch_targets_threads_divergent.sum,smsp__sass_branch_targets.sum
 if [[ -x "$OUT/analysis_compare" ]]; then
   # --csv output goes to stdout, mixed with the driver's lines: those are kept apart in ncu.log.
   echo "+ ncu --metrics $METRICS --csv --print-units base --print-kernel-base function $OUT/analysis_compare"

@@ -11,6 +11,11 @@
 // conflicts, sectors); races and uninitialised reads are found as the
 // accesses arrive, on shadow state per 4-byte word.
 //
+// The same code compiled with -fsanitize-coverage=trace-pc calls
+// __sanitizer_cov_trace_pc at the start of every basic block: each thread
+// counts the blocks it enters per synchronisation interval, and at the end
+// of a block the lanes of each warp are compared (divergence).
+//
 // One worker runs the blocks during an analysis, so none of this is locked.
 #include <course_emu/analysis.hpp>
 #include <course_emu/launch.hpp>
@@ -69,6 +74,31 @@ struct Shadow {
 struct ThreadState {
     std::uint32_t barrier_epoch = 0, warp_epoch = 0;
     std::vector<std::pair<std::uintptr_t, std::uint32_t>> executions;  // pc -> times in this interval
+    std::vector<std::pair<std::uintptr_t, std::uint32_t>> blocks;      // basic block -> times entered in this interval
+    std::size_t last_block = 0;                                        // where the last block entered is in `blocks`
+};
+
+// One warp's synchronisation interval: how many of its lanes were in it
+// and, per basic block entered, how many lanes entered it how many times.
+struct WarpInterval {
+    unsigned lanes = 0;
+    struct Block {
+        std::uintptr_t pc;
+        std::vector<std::pair<std::uint32_t, unsigned>> lanes_by_count;  // (times entered, lanes), usually one
+    };
+    std::vector<Block> blocks;
+};
+
+// Per source line, over the warp intervals in which some lane executed it.
+struct DivergenceStats {
+    unsigned long long executions = 0, divergent = 0, splits = 0;
+    unsigned min_lanes = ~0u, max_lanes = 0, warp_lanes = 0;
+};
+
+// A basic block's line, resolved once per address while an analysis runs.
+struct BlockLine {
+    std::size_t line;  // index into Recorder::block_lines_
+    bool counted;      // the analysed code's own line (not the emulator's headers, not a library's)
 };
 
 struct PcKey {
@@ -135,6 +165,7 @@ public:
         static_shared_.clear();
         shared_shadow_.clear();
         accesses_.clear();
+        intervals_.clear();
         block_truncated_ = false;
         const unsigned n = info_->block.x * info_->block.y * info_->block.z;
         threads_.assign(n, ThreadState{});
@@ -146,11 +177,16 @@ public:
         group_block();
         accesses_.clear();
         accesses_.shrink_to_fit();
+        for (std::size_t i = 0; i < threads_.size(); ++i) flush_blocks(static_cast<std::uint32_t>(i), threads_[i]);
+        group_divergence();
+        intervals_.clear();
     }
 
     void after_sync(bool warp) override {
         if (current_thread == nullptr || threads_.empty()) return;
-        ThreadState& t = threads_[thread_linear()];
+        const std::uint32_t linear = thread_linear();
+        ThreadState& t = threads_[linear];
+        flush_blocks(linear, t);
         if (warp) ++t.warp_epoch;
         else ++t.barrier_epoch;
         t.executions.clear();
@@ -208,9 +244,52 @@ public:
                                    static_cast<std::uint16_t>(linear), flags});
     }
 
+    // From __sanitizer_cov_trace_pc: the running thread entered the basic
+    // block whose instrumentation call returns to `pc`.
+    void block_entered(std::uintptr_t pc) {
+        if (info_ == nullptr || threads_.empty()) return;
+        ThreadState& t = threads_[thread_linear()];
+        auto& blocks = t.blocks;
+        if (t.last_block < blocks.size() && blocks[t.last_block].first == pc) {
+            ++blocks[t.last_block].second;
+            return;
+        }
+        for (std::size_t i = 0; i < blocks.size(); ++i) {
+            if (blocks[i].first == pc) {
+                ++blocks[i].second;
+                t.last_block = i;
+                return;
+            }
+        }
+        t.last_block = blocks.size();
+        blocks.emplace_back(pc, 1);
+    }
+
     Report report();
 
 private:
+    // Adds the blocks a thread entered in the interval it leaves (or ends
+    // in) to its warp's, for group_divergence().
+    void flush_blocks(std::uint32_t linear, ThreadState& t) {
+        // 24 bits for each epoch: more barriers or warp collectives than that in one block only merge intervals.
+        const std::uint64_t key = (std::uint64_t{linear / 32} << 48) | (std::uint64_t{t.barrier_epoch & 0xffffff} << 24) |
+                                  (t.warp_epoch & 0xffffff);
+        WarpInterval& w = intervals_[key];
+        ++w.lanes;
+        for (const auto& [pc, count] : t.blocks) {
+            auto b = std::find_if(w.blocks.begin(), w.blocks.end(), [pc](const WarpInterval::Block& x) { return x.pc == pc; });
+            if (b == w.blocks.end()) b = w.blocks.insert(w.blocks.end(), WarpInterval::Block{pc, {}});
+            auto c = std::find_if(b->lanes_by_count.begin(), b->lanes_by_count.end(),
+                                  [count](const auto& x) { return x.first == count; });
+            if (c == b->lanes_by_count.end()) b->lanes_by_count.emplace_back(count, 1);
+            else ++c->second;
+        }
+        t.blocks.clear();
+        t.last_block = 0;
+    }
+
+    void group_divergence();
+
     static const char* kernel_name(const char* name) {
         // Stable storage: launch names may be temporaries. Never destroyed,
         // since COURSE_EMU_ANALYZE=1's report is written at exit, after the
@@ -356,6 +435,10 @@ private:
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> static_shared_;
     std::unordered_map<std::uintptr_t, Shadow> shared_shadow_, global_shadow_;
     std::vector<Access> accesses_;
+    std::unordered_map<std::uint64_t, WarpInterval> intervals_;  // (warp, barrier epoch, warp epoch)
+    std::unordered_map<std::uintptr_t, BlockLine> block_line_of_;
+    std::vector<SourceLine> block_lines_;
+    std::map<std::pair<const char*, std::size_t>, DivergenceStats> divergence_;  // (kernel, line index)
     std::vector<ThreadState> threads_;
     std::uint32_t block_linear_ = 0;
     bool have_block_ = false;
@@ -438,7 +521,9 @@ void Recorder::group_block() {
 
 // ---- source lines
 
-std::map<std::uintptr_t, SourceLine> source_lines(const std::vector<std::uintptr_t>& pcs) {
+// `paths`, if given, receives each address's file with its folders ("" if unknown).
+std::map<std::uintptr_t, SourceLine> source_lines(const std::vector<std::uintptr_t>& pcs,
+                                                  std::map<std::uintptr_t, std::string>* paths = nullptr) {
     std::map<std::uintptr_t, SourceLine> out;
     // Per object file: the addresses relative to its load base when it is
     // position-independent (ET_DYN), else absolute.
@@ -472,6 +557,7 @@ std::map<std::uintptr_t, SourceLine> source_lines(const std::vector<std::uintptr
                 const auto colon = text.rfind(':');
                 if (colon == std::string::npos) continue;
                 std::string file = text.substr(0, colon);
+                if (paths != nullptr) (*paths)[list[i].first] = file;
                 if (const auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
                 out[list[i].first] = SourceLine{file, std::atoi(text.c_str() + colon + 1)};
             }
@@ -479,6 +565,77 @@ std::map<std::uintptr_t, SourceLine> source_lines(const std::vector<std::uintptr
         }
     }
     return out;
+}
+
+// Divergence: per warp and synchronisation interval, the basic blocks its
+// lanes entered and how often. A block some lanes of the interval entered
+// fewer times than others (or not at all) is where the warp split; each
+// distinct entry count beyond the first is one split (an `if` taken by some
+// lanes: 1; a loop whose lanes run 2 or 3 iterations, or 0: 2).
+void Recorder::group_divergence() {
+    std::vector<std::uintptr_t> unknown;
+    for (const auto& [key, w] : intervals_) {
+        for (const auto& b : w.blocks) {
+            if (block_line_of_.find(b.pc) == block_line_of_.end()) unknown.push_back(b.pc);
+        }
+    }
+    if (!unknown.empty()) {
+        std::sort(unknown.begin(), unknown.end());
+        unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
+        std::map<std::uintptr_t, std::string> paths;
+        const auto lines = source_lines(unknown, &paths);
+        for (std::uintptr_t pc : unknown) {
+            const SourceLine& where = lines.at(pc);
+            const std::string& path = paths[pc];
+            // The emulator's own headers (a warp collective's loop over its
+            // lanes) and the system's are not the analysed code's branches.
+            const bool counted = where.line > 0 && path.find("/course_emu/") == std::string::npos &&
+                                 path.rfind("/usr/", 0) != 0;
+            auto it = std::find_if(block_lines_.begin(), block_lines_.end(), [&](const SourceLine& l) {
+                return l.file == where.file && l.line == where.line;
+            });
+            if (it == block_lines_.end()) it = block_lines_.insert(block_lines_.end(), where);
+            block_line_of_[pc] = BlockLine{static_cast<std::size_t>(it - block_lines_.begin()), counted};
+        }
+    }
+    struct LineSeen {
+        std::size_t line;
+        bool divergent = false;
+        unsigned min_lanes = ~0u, max_lanes = 0;
+        unsigned long long splits = 0;
+    };
+    std::vector<LineSeen> seen;
+    for (auto& [key, w] : intervals_) {
+        seen.clear();
+        for (auto& b : w.blocks) {
+            const BlockLine& where = block_line_of_.at(b.pc);
+            if (!where.counted) continue;
+            auto s = std::find_if(seen.begin(), seen.end(), [&](const LineSeen& l) { return l.line == where.line; });
+            if (s == seen.end()) s = seen.insert(seen.end(), LineSeen{where.line});
+            auto& counts = b.lanes_by_count;
+            unsigned took = 0;
+            for (const auto& [count, lanes] : counts) took += lanes;
+            if (took < w.lanes) counts.emplace_back(0, w.lanes - took);  // the lanes that never entered it
+            if (counts.size() < 2) continue;
+            std::sort(counts.begin(), counts.end());
+            // Lanes entering it at the last entry (those with the most
+            // entries), and at the first entry not all lanes make.
+            s->divergent = true;
+            s->min_lanes = std::min(s->min_lanes, counts.back().second);
+            s->max_lanes = std::max(s->max_lanes, w.lanes - counts.front().second);
+            s->splits += counts.size() - 1;
+        }
+        for (const LineSeen& l : seen) {
+            DivergenceStats& d = divergence_[{kernel_, l.line}];
+            ++d.executions;
+            d.warp_lanes = std::max(d.warp_lanes, w.lanes);
+            if (!l.divergent) continue;
+            ++d.divergent;
+            d.splits += l.splits;
+            d.min_lanes = std::min(d.min_lanes, l.min_lanes);
+            d.max_lanes = std::max(d.max_lanes, l.max_lanes);
+        }
+    }
 }
 
 Report Recorder::report() {
@@ -545,8 +702,16 @@ Report Recorder::report() {
         }
         it->count += seen.count;
     }
+    for (const auto& [k, d] : divergence_) {
+        if (d.divergent == 0) continue;
+        r.divergence.push_back(DivergentLine{k.first, block_lines_[k.second], d.executions, d.divergent,
+                                             d.splits, d.min_lanes, d.max_lanes, d.warp_lanes});
+    }
     for (const auto& [kernel, launches] : launches_) {
         KernelTotals t{kernel, launches};
+        for (const DivergentLine& d : r.divergence) {
+            if (d.kernel == kernel) t.divergent_splits += d.splits;
+        }
         for (const SharedAccess& s : r.shared) {
             if (s.kernel != kernel) continue;
             (s.store ? t.shared_store_requests : t.shared_load_requests) += s.requests;
@@ -564,6 +729,9 @@ Report Recorder::report() {
     };
     std::sort(r.shared.begin(), r.shared.end(), by_line);
     std::sort(r.global.begin(), r.global.end(), by_line);
+    std::sort(r.divergence.begin(), r.divergence.end(), [](const DivergentLine& a, const DivergentLine& b) {
+        return std::tie(a.kernel, a.where.file, a.where.line) < std::tie(b.kernel, b.where.file, b.where.line);
+    });
     return r;
 }
 
@@ -572,6 +740,11 @@ Recorder g_recorder;
 inline void record(const volatile void* address, std::size_t size, std::uint8_t flags, std::uintptr_t pc) {
     if (!g_recorder.active || current_thread == nullptr) return;
     g_recorder.access(pc, address, size, flags);
+}
+
+inline void block_entered(std::uintptr_t pc) {
+    if (!g_recorder.active || current_thread == nullptr) return;
+    g_recorder.block_entered(pc);
 }
 
 std::string index_text(uint3 v) {
@@ -629,6 +802,13 @@ GlobalAccess Report::global_of(std::string_view kernel, bool store) const {
     return all;
 }
 
+DivergentLine Report::divergence_at(std::string_view kernel, int line) const {
+    for (const DivergentLine& d : divergence) {
+        if (d.kernel == kernel && d.where.line == line) return d;
+    }
+    return DivergentLine{std::string(kernel), {"", line}};
+}
+
 std::string Report::text() const {
     std::ostringstream out;
     char buffer[512];
@@ -663,6 +843,14 @@ std::string Report::text() const {
             if (g.partial_requests > 0) out << "; " << g.partial_requests << " by part of a warp (divergence)";
             out << "\n";
         }
+        for (const DivergentLine& d : divergence) {
+            if (d.kernel != k.kernel) continue;
+            out << "  " << d.where.text() << ": divergent in " << d.divergent << " of " << d.warp_executions
+                << " warp execution" << (d.warp_executions == 1 ? "" : "s") << ", ";
+            if (d.min_lanes == d.max_lanes) out << d.min_lanes;
+            else out << d.min_lanes << " to " << d.max_lanes;
+            out << " of " << d.warp_lanes << " lanes take it\n";
+        }
         for (const Race& x : races) {
             if (x.kernel != k.kernel) continue;
             out << "  " << (x.shared ? "shared" : "global") << "-memory race: " << x.first.text() << " ("
@@ -688,13 +876,13 @@ std::string Report::text() const {
 std::string Report::csv() const {
     std::string out =
         "kernel,launches,shared_ld_requests,shared_ld_bank_conflicts,shared_st_requests,shared_st_bank_conflicts,"
-        "global_ld_requests,global_ld_sectors,global_st_requests,global_st_sectors\n";
+        "global_ld_requests,global_ld_sectors,global_st_requests,global_st_sectors,divergent_splits\n";
     for (const KernelTotals& k : kernels) {
         out += k.kernel + "," + std::to_string(k.launches) + "," + std::to_string(k.shared_load_requests) + "," +
                std::to_string(k.shared_load_conflicts) + "," + std::to_string(k.shared_store_requests) + "," +
                std::to_string(k.shared_store_conflicts) + "," + std::to_string(k.global_load_requests) + "," +
                std::to_string(k.global_load_sectors) + "," + std::to_string(k.global_store_requests) + "," +
-               std::to_string(k.global_store_sectors) + "\n";
+               std::to_string(k.global_store_sectors) + "," + std::to_string(k.divergent_splits) + "\n";
     }
     return out;
 }
@@ -824,6 +1012,11 @@ COURSE_TSAN_ATOMIC(64, unsigned long long)
 #undef COURSE_TSAN_ATOMIC
 
 void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+// -fsanitize-coverage=trace-pc: called at the start of every basic block.
+void __sanitizer_cov_trace_pc() {
+    course_emu::analysis::block_entered(COURSE_PC);
+}
 void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 
 }  // extern "C"

@@ -72,4 +72,24 @@ __global__ void odd_lanes_copy_kernel(const float* in, float* out, int n) {
 
 void odd_lanes_copy(const float* in, float* out, int n) { odd_lanes_copy_kernel<<<(n + 255) / 256, 256>>>(in, out, n); }
 
+__global__ void branch_kernel(float* out, bool by_warp) {
+    const unsigned t = threadIdx.x;
+    float v = 1.0f;
+    const bool odd = by_warp ? (t / 32) % 2 == 1 : t % 2 == 1;
+    if (odd) {
+        v = 2.0f * static_cast<float>(t) + out[blockIdx.x * blockDim.x + t];
+    }
+    out[blockIdx.x * blockDim.x + t] = v;
+}
+
+void branch_by_lane_or_warp(float* out, int n, bool by_warp) { branch_kernel<<<n / 128, 128>>>(out, by_warp); }
+
+__global__ void grid_stride_add_kernel(float* data, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        data[i] += 1.0f;
+    }
+}
+
+void grid_stride_add(float* data, int n, int blocks) { grid_stride_add_kernel<<<blocks, 128>>>(data, n); }
+
 }  // namespace analysis_kernels

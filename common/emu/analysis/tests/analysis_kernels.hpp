@@ -18,5 +18,9 @@ void read_unwritten_shared(float* out, int n);
 void all_write_one(int* out, int n, bool atomically);
 /// Odd lanes copy, even lanes do not.
 void odd_lanes_copy(const float* in, float* out, int n);
+/// 128 threads per block; odd threads (by_warp false) or the threads of odd warps (true) take an `if`.
+void branch_by_lane_or_warp(float* out, int n, bool by_warp);
+/// data[i] += 1 by a grid-stride loop, 128 threads per block.
+void grid_stride_add(float* data, int n, int blocks);
 
 }  // namespace analysis_kernels

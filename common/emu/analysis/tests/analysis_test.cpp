@@ -186,3 +186,50 @@ TEST_CASE("Global memory read before the host or a kernel wrote it is reported w
         CHECK(report.text().find("read of uninitialised global memory") != std::string::npos);
     }
 }
+
+TEST_CASE("A branch on the lane's parity diverges in every warp, one on the warp's parity in none", "[analysis]") {
+    const int n = 512;  // 4 blocks of 128 threads: 16 warps, one interval each (no barrier)
+    course::DeviceBuffer<float> out(std::vector<float>(n, 0.0f));
+    SECTION("threadIdx.x % 2") {
+        const auto report = analyse([&] { analysis_kernels::branch_by_lane_or_warp(out.data(), n, false); });
+        INFO(report.text());
+        const auto in_if = report.divergence_at("branch_kernel", 80);  // the `if (odd)` body
+        CHECK(in_if.warp_executions == 16);
+        CHECK(in_if.divergent == 16);
+        CHECK(in_if.splits == 16);
+        CHECK(in_if.min_lanes == 16);  // the 16 odd lanes of each warp take it
+        CHECK(in_if.max_lanes == 16);
+        CHECK(in_if.warp_lanes == 32);
+        CHECK(report.totals("branch_kernel").divergent_splits == 16);  // nothing else diverges
+        CHECK(report.text().find("analysis_kernels.cu:80: divergent in 16 of 16 warp executions, 16 of 32 lanes take it") !=
+              std::string::npos);
+    }
+    SECTION("threadIdx.x / 32 % 2") {
+        const auto report = analyse([&] { analysis_kernels::branch_by_lane_or_warp(out.data(), n, true); });
+        INFO(report.text());
+        CHECK(report.divergence.empty());  // whole warps take the `if` or skip it
+        CHECK(report.totals("branch_kernel").divergent_splits == 0);
+        CHECK(report.global_of("branch_kernel", false).requests == 8);  // the 8 odd warps load, none partly
+        CHECK(report.global_of("branch_kernel", false).partial_requests == 0);
+    }
+}
+
+TEST_CASE("A grid-stride loop whose last iteration covers part of a warp diverges in that warp only", "[analysis]") {
+    // 2 blocks of 128 threads (8 warps) over 560 elements: two full passes of
+    // 256, then elements 512..559, threads 0..47 of block 0: warp 0 whole,
+    // lanes 0..15 of warp 1. Only warp 1 of block 0 runs a third iteration with part of its lanes.
+    const int n = 560;
+    course::DeviceBuffer<float> data(std::vector<float>(n, 0.0f));
+    const auto report = analyse([&] { analysis_kernels::grid_stride_add(data.data(), n, 2); });
+    INFO(report.text());
+    const auto body = report.divergence_at("grid_stride_add_kernel", 89);  // data[i] += 1
+    CHECK(body.warp_executions == 8);
+    CHECK(body.divergent == 1);
+    CHECK(body.splits == 1);
+    CHECK(body.min_lanes == 16);
+    CHECK(body.max_lanes == 16);
+    for (const auto& line : report.divergence) CHECK(line.divergent == 1);  // the loop's lines: that warp alone
+    const auto loads = report.global_of("grid_stride_add_kernel", false);
+    CHECK(loads.requests == 8 * 2 + 2);  // two passes of 8 warps, then warps 0 and 1 of block 0
+    CHECK(loads.partial_requests == 1);
+}

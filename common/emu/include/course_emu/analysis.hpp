@@ -2,11 +2,13 @@
 /// @brief The emulator's analysis mode: every load and store of a kernel,
 /// per thread, turned into a per-source-line report of shared-memory bank
 /// conflicts, global-memory coalescing, races, reads of uninitialised shared
-/// and global memory, and requests made by part of a warp.
+/// and global memory, requests made by part of a warp, and branches where the
+/// lanes of a warp took different paths.
 ///
-/// Only code compiled with GCC's `-fsanitize=thread` instrumentation (and
-/// linked with the `course_emu_analysis` library, which provides the
-/// `__tsan_*` callbacks itself: no TSan runtime) is seen; CMake's
+/// Only code compiled with GCC's `-fsanitize=thread` and
+/// `-fsanitize-coverage=trace-pc` instrumentation (and linked with the
+/// `course_emu_analysis` library, which provides the `__tsan_*` and
+/// `__sanitizer_cov_trace_pc` callbacks itself: no sanitizer runtime) is seen; CMake's
 /// course_emu_analysed_sources() compiles `.cu` files that way. While an
 /// analysis runs, launches use one worker thread. See docs/emulator.md,
 /// "Analysis mode", for what each number means and how it maps to Nsight
@@ -91,6 +93,30 @@ struct UninitialisedRead {
     unsigned long long count = 0;
 };
 
+/// @brief A source line where the lanes of a warp took different paths.
+///
+/// Seen through GCC's `-fsanitize-coverage=trace-pc`: every basic block the
+/// analysed code enters calls back, so the analysis knows, per thread and
+/// synchronisation interval (as for warp requests), which blocks it entered
+/// how often. In one warp's interval, a block entered by some but not all of
+/// the lanes in the interval, or by some more often than others (a loop whose
+/// trip count differs per lane), is divergent there; its source line is the
+/// line of the block's first statement.
+struct DivergentLine {
+    std::string kernel;
+    SourceLine where;
+    unsigned long long warp_executions = 0;  ///< warp intervals in which some lane executed the line
+    unsigned long long divergent = 0;        ///< of those, the ones where its lanes went different ways
+    /// Splits: per warp interval and block of the line, the distinct numbers
+    /// of times its lanes entered the block, less one (an `if` some lanes
+    /// take: 1). Their sum over a kernel estimates Nsight Compute's
+    /// `smsp__sass_branch_targets_threads_divergent.sum`.
+    unsigned long long splits = 0;
+    /// The lanes that took the line at a divergent entry: fewest and most.
+    unsigned min_lanes = 0, max_lanes = 0;
+    unsigned warp_lanes = 0;  ///< lanes of the warp in the interval (32 but for a partial warp)
+};
+
 /// @brief A kernel's totals, named after the Nsight Compute metrics they estimate.
 struct KernelTotals {
     std::string kernel;
@@ -99,6 +125,7 @@ struct KernelTotals {
     unsigned long long shared_store_requests = 0, shared_store_conflicts = 0;  ///< ..._op_st.sum
     unsigned long long global_load_requests = 0, global_load_sectors = 0;
     unsigned long long global_store_requests = 0, global_store_sectors = 0;
+    unsigned long long divergent_splits = 0;  ///< sum of DivergentLine::splits: ~smsp__sass_branch_targets_threads_divergent.sum
 };
 
 /// @brief What an analysis saw, per kernel and source line.
@@ -107,6 +134,7 @@ struct Report {
     std::vector<GlobalAccess> global;
     std::vector<Race> races;
     std::vector<UninitialisedRead> uninitialised;
+    std::vector<DivergentLine> divergence;  ///< only the lines that diverged somewhere
     std::vector<KernelTotals> kernels;
     unsigned long long truncated_blocks = 0;  ///< blocks with too many accesses to group them all
 
@@ -116,6 +144,8 @@ struct Report {
     SharedAccess shared_of(std::string_view kernel, bool store) const;
     /// The global-memory loads (or stores) of `kernel`, all lines together.
     GlobalAccess global_of(std::string_view kernel, bool store) const;
+    /// The divergent line of `kernel` at `line` of any file (all zero if it never diverged).
+    DivergentLine divergence_at(std::string_view kernel, int line) const;
     /// The report as text, per kernel and line.
     std::string text() const;
     /// One CSV row per kernel with the totals (header first).
