@@ -1,0 +1,312 @@
+// Lesson 11 tests: the k largest (value, index) pairs of n floats, compared
+// exactly with a CPU std::partial_sort, for k from 1 to 1024, at every edge
+// size and a large one, on inputs made to break top-K kernels (ties
+// everywhere, sorted runs, negatives, signed zeros, NaN, the top k crowded
+// into one block), under every emulator schedule (or repeatedly on a GPU).
+#include <top_k.hpp>
+
+#include "cpu_reference.hpp"
+
+#include <course/backend.hpp>
+#include <course/catch.hpp>
+#include <course/compare.hpp>
+#include <course/device_buffer.hpp>
+#include <course/inputs.hpp>
+#include <course/schedules.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using lesson11::reference::Pair;
+
+enum class Input { random, all_equal, ascending, descending, few_distinct, negative, signed_zeros, top_in_one_block,
+                   nan_and_infinities };
+
+const char* input_name(Input input) {
+    switch (input) {
+        case Input::random: return "random in [-1, 1)";
+        case Input::all_equal: return "all equal (2.5)";
+        case Input::ascending: return "sorted ascending";
+        case Input::descending: return "sorted descending";
+        case Input::few_distinct: return "many duplicates (integers 0 to 9)";
+        case Input::negative: return "all negative";
+        case Input::signed_zeros: return "-0.0 and +0.0 mixed with negatives";
+        case Input::top_in_one_block: return "the top k side by side in one stretch of k elements";
+        case Input::nan_and_infinities: return "random with NaN, +inf and -inf sprinkled in";
+    }
+    return "?";
+}
+
+// The k used to place the clustered top values (top_in_one_block).
+std::vector<float> make_values(Input input, int n, int k) {
+    const std::size_t count = static_cast<std::size_t>(n);
+    const std::string label = std::string(input_name(input)) + " n=" + std::to_string(n);
+    std::vector<float> values(count);
+    switch (input) {
+        case Input::random: values = course::random_values<float>(count, -1.0f, 1.0f, label); break;
+        case Input::all_equal: std::fill(values.begin(), values.end(), 2.5f); break;
+        case Input::ascending:
+            for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<float>(i) * 0.25f - 100.0f;
+            break;
+        case Input::descending:
+            for (std::size_t i = 0; i < count; ++i) values[i] = 100.0f - static_cast<float>(i) * 0.25f;
+            break;
+        case Input::few_distinct: {
+            const std::vector<int> digits = course::random_values<int>(count, 0, 9, label);
+            for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<float>(digits[i]);
+            break;
+        }
+        case Input::negative: values = course::random_values<float>(count, -1e6f, -1.0f, label); break;
+        case Input::signed_zeros: {
+            // Zeros are the largest values; about half of them are -0.0.
+            const std::vector<int> kind = course::random_values<int>(count, 0, 3, label);
+            for (std::size_t i = 0; i < count; ++i) {
+                values[i] = kind[i] == 0 ? -0.0f : kind[i] == 1 ? 0.0f : -static_cast<float>(kind[i]);
+            }
+            break;
+        }
+        case Input::top_in_one_block: {
+            // Seed 002's failure case: everything else in [0, 1), the k largest
+            // (all above 1) next to each other in the middle, so one block
+            // (or one thread's stretch) holds all of them.
+            values = course::random_values<float>(count, 0.0f, 1.0f, label);
+            const std::size_t m = std::min(count, static_cast<std::size_t>(k));
+            const std::size_t start = (count - m) / 2;
+            const std::vector<float> high = course::random_values<float>(m, 2.0f, 3.0f, label + " top");
+            std::copy(high.begin(), high.end(), values.begin() + static_cast<std::ptrdiff_t>(start));
+            break;
+        }
+        case Input::nan_and_infinities: {
+            values = course::random_values<float>(count, -1.0f, 1.0f, label);
+            const std::vector<int> kind = course::random_values<int>(count, 0, 9, label + " specials");
+            for (std::size_t i = 0; i < count; ++i) {
+                if (kind[i] == 0) values[i] = std::numeric_limits<float>::quiet_NaN();
+                if (kind[i] == 1) values[i] = -std::numeric_limits<float>::quiet_NaN();
+                if (kind[i] == 2 && i % 2 == 0) values[i] = std::numeric_limits<float>::infinity();
+                if (kind[i] == 3 && i % 2 == 0) values[i] = -std::numeric_limits<float>::infinity();
+            }
+            break;
+        }
+    }
+    return values;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::string show(float value, int index) {
+    std::ostringstream out;
+    out << "(" << course::detail::show(value);
+    if (value == 0.0f && std::signbit(value)) out << " (-0)";
+    out << ", index " << index << ")";
+    return out.str();
+}
+
+// The output slots after the answer that the test checks stay untouched:
+// [m, k) and a few past k, where nothing may be written.
+constexpr std::size_t kGuardSlots = 4;
+
+struct Result {
+    std::vector<float> values;
+    std::vector<int> indices;
+};
+
+// Calls top_k with poisoned outputs and a poisoned workspace.
+Result run_top_k(const course::DeviceBuffer<float>& d_values, std::size_t n, int k) {
+    const std::size_t slots = static_cast<std::size_t>(k) + kGuardSlots;
+    course::DeviceBuffer<float> d_out_values(slots);
+    course::DeviceBuffer<int> d_out_indices(slots);
+    d_out_values.poison();
+    d_out_indices.poison();
+    const std::size_t bytes = lesson11::top_k_workspace_bytes(n, k);
+    course::DeviceBuffer<unsigned char> workspace(bytes);
+    workspace.poison();
+    lesson11::top_k(d_values.data(), n, k, d_out_values.data(), d_out_indices.data(), workspace.data(), bytes);
+    COURSE_LAUNCH_CHECK();
+    return {d_out_values.download(), d_out_indices.download()};
+}
+
+// Why position `i` holds `got` instead of the expected pair: a guess from
+// what the rest of the answer looks like.
+std::string likely_cause(const std::vector<float>& values, const std::vector<Pair>& expected, const Result& got,
+                         std::size_t i) {
+    const int n = static_cast<int>(values.size());
+    const Pair& want = expected[i];
+    const float got_value = got.values[i];
+    const int got_index = got.indices[i];
+    if (got_index == course::poison_value<int>() && std::isnan(got_value)) {
+        return "this slot was never written: the answer has min(k, n) pairs; does the last step write every one of "
+               "them?";
+    }
+    if (got_index == -1) {
+        const bool all_empty = std::all_of(got.indices.begin(), got.indices.begin() + static_cast<std::ptrdiff_t>(
+                                                                                        expected.size()),
+                                           [](int index) { return index == -1; });
+        if (all_empty) {
+            return "every position came back as an empty slot (index -1): no element reached the answer. Are the "
+                   "keys built (ordered_bits, pack_key: no element's key is 0), is the last, partial tile read, and "
+                   "does each block merge every slot of its sorted tiles into best (slots t and t + half)?";
+        }
+        return "an empty candidate slot (index -1) where an element should be: a pass lost candidates. A block "
+               "must keep k of them (not only its maximum, like seed 002's sketch; not only blockDim.x = "
+               "capacity / 2; lists of k rounded UP to a power of two), and the last, partial tile must be read.";
+    }
+    if (got_index == n) {
+        return "index n, one past the end of the array: a load bound written <= instead of < (the slots past the "
+               "end of the last tile must be empty keys)";
+    }
+    if (got_index < 0 || got_index >= n) {
+        return "an index outside the array: a key decoded the wrong way, or an empty candidate slot taken for an "
+               "element (fewer candidates than k reached the end?)";
+    }
+    if (!same_bits(got_value, values[static_cast<std::size_t>(got_index)])) {
+        return "the value is not values[index]: write the element at the returned index, bit for bit";
+    }
+    const bool equal_values = (std::isnan(want.value) && std::isnan(got_value)) || want.value == got_value;
+    if (equal_values && got_index > want.index) {
+        return "equal values came back with a higher index first: ties must go to the lowest index. In a 64-bit "
+               "key, the low half must be larger for a LOWER index (store 0xFFFFFFFF - index, not the index). For "
+               "-0.0 and +0.0: they are equal, so the index decides; the key must map both to the same bits.";
+    }
+    for (std::size_t j = 0; j < expected.size(); ++j) {
+        if (got.indices[j] == want.index) {
+            return "the right pairs, in the wrong order: is the final list sorted largest first, and does a "
+                   "negative value rank below a positive one (complement the bits of negative floats, set the "
+                   "sign bit of positive ones)?";
+        }
+    }
+    if (want.value < 0 && got_value > want.value) {
+        return "a smaller value than expected ranks too high: is the order of negative floats reversed in the key?";
+    }
+    return "an element of the top k is missing from the answer. A block must keep its k best candidates, not only "
+           "its maximum (seed 002's sketch loses the second of two top elements in one block); the last partial "
+           "tile must be read; every step of the shared-memory sort needs its __syncthreads(); and the candidate "
+           "lists must hold k keys (k rounded UP to a power of two).";
+}
+
+course::Comparison check(const std::vector<float>& values, const std::vector<Pair>& expected, int k,
+                         const Result& got, const std::string& what) {
+    std::size_t wrong = 0;
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const bool ok = got.indices[i] == expected[i].index && same_bits(got.values[i], expected[i].value);
+        if (ok) continue;
+        if (wrong == 0) first = i;
+        ++wrong;
+    }
+    std::ostringstream out;
+    if (wrong > 0) {
+        out << what << ": " << wrong << " of the " << expected.size()
+            << " result positions differ from the CPU's std::partial_sort\n  first difference at position "
+            << first << ": expected " << show(expected[first].value, expected[first].index) << ", got "
+            << show(got.values[first], got.indices[first]) << "\n  likely cause: "
+            << likely_cause(values, expected, got, first);
+        return {false, out.str()};
+    }
+    for (std::size_t i = expected.size(); i < got.indices.size(); ++i) {
+        if (got.indices[i] != course::poison_value<int>() || !std::isnan(got.values[i])) {
+            out << what << ": output slot " << i << " was written (got " << show(got.values[i], got.indices[i])
+                << "), but only the first min(k, n) = " << expected.size() << " slots may be"
+                << (i >= static_cast<std::size_t>(k) ? " (this one is past the k slots the caller provided)" : "")
+                << "\n  likely cause: the last step writes k pairs instead of min(k, n), or a thread past the end "
+                   "is not stopped";
+            return {false, out.str()};
+        }
+    }
+    return {};
+}
+
+// Checks top_k on `input` with n elements and each k of `ks`, under every
+// emulator schedule (or repeatedly on a GPU).
+void require_top_k(Input input, int n, const std::vector<int>& ks) {
+    for (const int k : ks) {
+        const std::vector<float> values = make_values(input, n, k);
+        const std::vector<Pair> expected = lesson11::reference::top_k(values, k);
+        const course::DeviceBuffer<float> d_values(values);
+        std::ostringstream what;
+        what << "top_k over n = " << n << " " << input_name(input) << " with k = " << k
+             << " (COURSE_SEED=" << course::seed() << ", workspace "
+             << lesson11::top_k_workspace_bytes(static_cast<std::size_t>(n), k) << " bytes)";
+        CAPTURE(input_name(input), n, k, course::seed());
+        course::for_each_schedule([&] {
+            const Result got = run_top_k(d_values, values.size(), k);
+            COURSE_REQUIRE_MATCH(check(values, expected, k, got, what.str()));
+        });
+    }
+}
+
+const std::vector<int> kEveryK{1, 2, 31, 32, 33, 100, 1024};
+
+// A size of many blocks' worth of tiles, so that the merge passes run: small
+// enough on the emulator, where every barrier switches between fibers.
+int large_size() { return course::kEmulator ? (1 << 15) + 7 : (1 << 22) + 7; }
+
+}  // namespace
+
+TEST_CASE("random arrays of every edge size give the CPU's top k for every k from 1 to 1024", "[11]") {
+    const int n = GENERATE(from_range(course::edge_sizes()));
+    require_top_k(Input::random, n, kEveryK);
+}
+
+TEST_CASE("a large random array gives the CPU's top k through several merge passes", "[11]") {
+    require_top_k(Input::random, large_size(), course::kEmulator ? std::vector<int>{1, 33, 1024} : kEveryK);
+}
+
+TEST_CASE("ties everywhere come back lowest index first", "[11]") {
+    const Input input = GENERATE(Input::all_equal, Input::few_distinct, Input::signed_zeros);
+    const int n = GENERATE(257, 1009, 4099);
+    require_top_k(input, n, {1, 2, 33, 1024});
+}
+
+TEST_CASE("sorted, negative and clustered inputs give the CPU's top k", "[11]") {
+    const Input input = GENERATE(Input::ascending, Input::descending, Input::negative, Input::top_in_one_block);
+    const int n = GENERATE(1009, 4099);
+    require_top_k(input, n, {2, 32, 100, 1024});
+}
+
+TEST_CASE("NaN ranks after every number and infinities are ordinary values", "[11]") {
+    const int n = GENERATE(33, 1009, 4099);
+    // k = 1024 > 33: every element comes back, the NaNs last, lowest index first.
+    require_top_k(Input::nan_and_infinities, n, {1, 31, 1024});
+}
+
+TEST_CASE("with n = 0 or k = 0 nothing is written", "[11]") {
+    const int shape = GENERATE(0, 1, 2, 3);
+    const int n = shape < 3 ? 0 : 257;
+    const int k = shape == 1 ? 1 : shape == 2 ? 1024 : 0;
+    CAPTURE(n, k);
+    INFO("n = 0 or k = 0 has nothing to return: the workspace is 0 bytes and no output slot is written");
+    CHECK(lesson11::top_k_workspace_bytes(static_cast<std::size_t>(n), k) == 0);
+    require_top_k(Input::random, n, {k});
+}
+
+TEST_CASE("k outside 0 to 1024 and a workspace too small are refused", "[11]") {
+    INFO("top_k and top_k_workspace_bytes throw std::invalid_argument for k < 0 or k > kMaxK");
+    CHECK_THROWS_AS(lesson11::top_k_workspace_bytes(100, -1), std::invalid_argument);
+    CHECK_THROWS_AS(lesson11::top_k_workspace_bytes(100, lesson11::kMaxK + 1), std::invalid_argument);
+    const std::vector<float> values = make_values(Input::random, 1009, 0);
+    const course::DeviceBuffer<float> d_values(values);
+    course::DeviceBuffer<float> out_values(2048);
+    course::DeviceBuffer<int> out_indices(2048);
+    const std::size_t bytes = lesson11::top_k_workspace_bytes(values.size(), 100);
+    course::DeviceBuffer<unsigned char> workspace(bytes);
+    CHECK_THROWS_AS(lesson11::top_k(d_values.data(), values.size(), -3, out_values.data(), out_indices.data(),
+                                    workspace.data(), bytes),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(lesson11::top_k(d_values.data(), values.size(), 2000, out_values.data(), out_indices.data(),
+                                    workspace.data(), bytes),
+                    std::invalid_argument);
+    INFO("a workspace one byte smaller than top_k_workspace_bytes(n, k) must be refused, not overrun");
+    REQUIRE(bytes > 0);
+    CHECK_THROWS_AS(lesson11::top_k(d_values.data(), values.size(), 100, out_values.data(), out_indices.data(),
+                                    workspace.data(), bytes - 1),
+                    std::invalid_argument);
+}
