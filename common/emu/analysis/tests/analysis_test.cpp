@@ -196,11 +196,14 @@ TEST_CASE("A branch on the lane's parity diverges in every warp, one on the warp
         const auto in_if = report.divergence_at("branch_kernel", 80);  // the `if (odd)` body
         CHECK(in_if.warp_executions == 16);
         CHECK(in_if.divergent == 16);
-        CHECK(in_if.splits == 16);
+        // One split per warp for each basic block the compiler makes of the
+        // line: GCC 12 makes one, GCC 13 two.
+        CHECK(in_if.splits >= 16);
+        CHECK(in_if.splits % 16 == 0);
         CHECK(in_if.min_lanes == 16);  // the 16 odd lanes of each warp take it
         CHECK(in_if.max_lanes == 16);
         CHECK(in_if.warp_lanes == 32);
-        CHECK(report.totals("branch_kernel").divergent_splits == 16);  // nothing else diverges
+        CHECK(report.totals("branch_kernel").divergent_splits == in_if.splits);  // nothing else diverges
         CHECK(report.text().find("analysis_kernels.cu:80: divergent in 16 of 16 warp executions, 16 of 32 lanes take it") !=
               std::string::npos);
     }
