@@ -30,7 +30,8 @@
 namespace lesson11 {
 
 /// @brief The largest k the functions accept. Each block keeps up to this
-/// many candidates in shared memory (8 bytes each, twice: 16 KiB).
+/// many candidates in shared memory (8 bytes each: 8 KiB), next to a buffer
+/// of new candidates.
 inline constexpr int kMaxK = 1024;
 
 /// @brief The size of the device workspace `top_k` needs for `n` elements

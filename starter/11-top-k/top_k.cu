@@ -1,15 +1,20 @@
-// Lesson 11: top-K selection with per-block candidates in shared memory.
+// Lesson 11: top-K selection by filtering against a threshold, with
+// per-block candidates in shared memory.
 //
 // Goal: make `./course grade 11` pass. Read lessons/11-top-k/README.md first;
 // the functions you fill in are documented in top_k.hpp.
 // Stuck? `./course hint 11` shows the hints one by one.
 //
 // The plan (given below): every element becomes a 64-bit key; each block
-// keeps its `capacity` best keys sorted in shared memory, merging in one
-// sorted tile of `capacity` keys at a time; its candidates go to the
-// workspace, and the same kernel runs on the candidates with fewer blocks
-// until one block is left; its first min(k, n) keys are the answer.
-// You write the key, the bitonic network, the block's loop and the unpacking.
+// keeps its `capacity` best keys sorted in shared memory and streams its
+// share of the keys one chunk at a time: a key that beats the block's
+// threshold (its capacity-th best) is appended to a candidate buffer, and
+// when the buffer holds capacity keys the block sorts it and merges it into
+// its best. Its candidates go to the workspace, and the same kernel runs on
+// the candidates with fewer blocks until one block is left; its first
+// min(k, n) keys are the answer.
+// You write the key, the bitonic network, the append, the merge and the
+// threshold, and the unpacking of the key.
 #include <top_k.hpp>
 
 #include <course/cuda_check.hpp>
@@ -28,14 +33,21 @@ namespace {
 
 using Key = unsigned long long;
 
-// Smaller candidate lists would leave most of a warp idle in the sort.
+// Smaller candidate lists would make the merges more frequent for nothing.
 constexpr unsigned kMinCapacity = 64;
-// Blocks of the first pass per SM: each has up to 512 threads and 16 KiB of
+// Threads per block, whatever C is, and keys each thread reads per chunk:
+// a block reads chunks of kChunk = 2048 keys, one barrier per chunk. The
+// kItemsPerThread loads of a thread are independent, so they are all in
+// flight at once: that, not the arithmetic, is what keeps memory busy.
+constexpr unsigned kThreads = 512;
+constexpr unsigned kItemsPerThread = 4;
+constexpr unsigned kChunk = kThreads * kItemsPerThread;
+// Blocks of the first pass per SM: each has 512 threads and up to 40 KiB of
 // shared memory, so 4 fit on an SM at once.
 constexpr unsigned kBlocksPerSm = 4;
-// A merge pass gives each block this many tiles of candidates, so each pass
-// divides the number of candidates by about this much.
-constexpr unsigned kTilesPerMergeBlock = 8;
+// A merge pass gives each block this many lists of candidates (and at least
+// a chunk), so each pass divides the number of candidates by about this much.
+constexpr unsigned kListsPerMergeBlock = 8;
 
 // The float's bits as an unsigned integer that orders like the float: NaN
 // lowest (0), then -inf, ..., -0 and +0 (both as +0), ..., +inf. Positive
@@ -78,87 +90,139 @@ struct KeySource {
     __device__ Key operator()(std::size_t i) const { return keys[i]; }
 };
 
-// One compare-exchange step of a bitonic network over `keys[0, capacity)`:
-// thread t handles the pair (i, i + distance), where i has bit `distance`
-// clear. The pair is put in descending order when `descending`.
-__device__ void compare_exchange(Key* keys, unsigned distance, bool descending_everywhere, unsigned sequence) {
-    // TODO: thread t's pair: i = 2 * distance * (t / distance) + t % distance
-    // and j = i + distance. The pair is put in descending order (larger key
-    // at i) when descending_everywhere or when bit `sequence` of i is clear,
-    // in ascending order otherwise.
+// One compare-exchange of a bitonic network step: pair number `pair` is
+// (i, i + distance), where i has bit `distance` clear. The pair is put in
+// descending order when `descending`.
+__device__ void compare_exchange(Key* keys, unsigned pair, unsigned distance, bool descending_everywhere,
+                                 unsigned sequence) {
+    // TODO: the pair's slots: i = 2 * distance * (pair / distance) +
+    // pair % distance and j = i + distance. The pair is put in descending
+    // order (larger key at i) when descending_everywhere or when bit
+    // `sequence` of i is clear, in ascending order otherwise.
     (void)keys;
+    (void)pair;
     (void)distance;
     (void)descending_everywhere;
     (void)sequence;
 }
 
-// Sorts keys[0, capacity) largest first. blockDim.x == capacity / 2: one
-// pair per thread per step, and a barrier after every step, because the
-// next step's pairs mix elements that other warps just wrote.
-__device__ void bitonic_sort_descending(Key* keys, unsigned capacity) {
-    // TODO: for sequence = 2, 4, ..., capacity: for distance = sequence / 2,
-    // ..., 1: one compare_exchange(keys, distance, false, sequence), then a
-    // barrier that every thread reaches.
+// Sorts keys[0, size) largest first (size a power of two). A step has
+// size / 2 pairs: thread t takes pairs t, t + blockDim.x, ... And a barrier
+// after every step, because the next step's pairs mix elements that other
+// warps just wrote.
+__device__ void bitonic_sort_descending(Key* keys, unsigned size) {
+    // TODO: for sequence = 2, 4, ..., size: for distance = sequence / 2,
+    // ..., 1: this thread's pairs (threadIdx.x, + blockDim.x, ... below
+    // size / 2), each compare_exchange(keys, pair, distance, false,
+    // sequence); then a barrier that every thread reaches.
     (void)keys;
-    (void)capacity;
+    (void)size;
 }
 
-// Sorts a bitonic sequence keys[0, capacity) largest first: the last stage
-// of the sort alone, log2(capacity) steps instead of log2(capacity)^2 / 2.
-__device__ void bitonic_merge_descending(Key* keys, unsigned capacity) {
-    // Given, as the model for the sort above: one step per distance, each
-    // followed by a barrier that every thread of the block reaches.
-    for (unsigned distance = capacity / 2; distance > 0; distance /= 2) {
-        compare_exchange(keys, distance, true, capacity);
+// Sorts a bitonic sequence keys[0, size) largest first: the last stage of
+// the sort alone, log2(size) steps instead of log2(size)^2 / 2.
+// Given, as the model for the sort above: one step per distance, each
+// followed by a barrier that every thread of the block reaches.
+__device__ void bitonic_merge_descending(Key* keys, unsigned size) {
+    for (unsigned distance = size / 2; distance > 0; distance /= 2) {
+        for (unsigned pair = threadIdx.x; pair < size / 2; pair += blockDim.x) {
+            compare_exchange(keys, pair, distance, true, size);
+        }
         __syncthreads();
     }
 }
 
-// Each block finds the `capacity` largest keys of its tiles of `source[0,
-// count)` (tiles of `capacity` keys, block b taking tiles b, b + gridDim.x,
+// The smallest power of two >= x (x >= 1).
+__device__ unsigned round_up_to_power_of_two(unsigned x) {
+    return x <= 1 ? 1u : 1u << (32 - __clz(static_cast<int>(x - 1)));
+}
+
+// Merges the `*buffered` keys of `buffer` into `best` (its `capacity` keys,
+// largest first), empties the buffer and returns the new threshold. Every
+// thread of the block calls it together: it is full of barriers.
+__device__ Key merge_buffer_into_best(Key* best, Key* buffer, unsigned* buffered, unsigned capacity) {
+    const unsigned t = threadIdx.x;
+    // Every append happened before the barrier that led here, so every
+    // thread reads the same count, and sorts the same number of keys.
+    const unsigned filled = *buffered;
+    const unsigned size = max(capacity, round_up_to_power_of_two(filled));
+    // The sorting network needs a power of two: empty keys fill the rest.
+    for (unsigned s = filled + t; s < size; s += blockDim.x) buffer[s] = kEmptyKey;
+    __syncthreads();
+    bitonic_sort_descending(buffer, size);
+
+    // best is largest first, the buffer's first C read backwards smallest
+    // first: slot by slot the larger of the two keeps the C largest of both
+    // lists (a bitonic sequence), which the merge sorts.
+    // TODO: for this thread's slots s (t, t + blockDim.x, ... below
+    // capacity): best[s] = the larger of best[s] and buffer[capacity - 1 - s].
+    // Then a barrier: the merge below reads slots other threads wrote.
+    bitonic_merge_descending(best, capacity);
+
+    // TODO: the new threshold is the smallest of the block's best keys.
+    const Key threshold = kEmptyKey;
+    if (t == 0) *buffered = 0;
+    // The empty buffer is seen by every thread before the next append.
+    __syncthreads();
+    return threshold;
+}
+
+// Each block finds the `capacity` largest keys of its chunks of `source[0,
+// count)` (chunks of kChunk keys, block b taking chunks b, b + gridDim.x,
 // ...) and writes them, largest first, to out[blockIdx.x * capacity ...].
 // Missing keys (a block with fewer elements than capacity) are kEmptyKey.
+// Launched with kThreads threads; see launch_block_top_k for shared memory.
 template <class Source>
 __global__ void block_top_k_kernel(Source source, std::size_t count, unsigned capacity, Key* out) {
-    // Two lists of `capacity` keys: the block's best so far, and the tile
-    // being merged in. Sized at launch: 16 KiB at most.
+    // The block's best `capacity` keys, then the candidate buffer: it holds
+    // up to capacity - 1 + kChunk keys (fewer than capacity before a chunk,
+    // at most kChunk more from it), rounded up to a power of two for the sort.
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     Key* best = reinterpret_cast<Key*>(shared_bytes);
-    Key* tile = best + capacity;
+    Key* buffer = best + capacity;
+    __shared__ unsigned buffered;  // keys in the buffer
     const unsigned t = threadIdx.x;
-    const unsigned half = blockDim.x;  // == capacity / 2: each thread owns slots t and t + half
 
-    best[t] = kEmptyKey;
-    best[t + half] = kEmptyKey;
-    Key threshold = kEmptyKey;  // the block's capacity-th best key: a key must beat it to enter
+    for (unsigned s = t; s < capacity; s += blockDim.x) best[s] = kEmptyKey;
+    if (t == 0) buffered = 0;
+    __syncthreads();
+    // The block's capacity-th best key, in a register: a key must beat it to
+    // be worth keeping. Every element beats the empty key.
+    Key threshold = kEmptyKey;
 
-    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * capacity;
-    for (std::size_t start = static_cast<std::size_t>(blockIdx.x) * capacity; start < count; start += stride) {
-        // The last tile may be partial: its missing keys are empty slots.
-        const Key a = start + t < count ? source(start + t) : kEmptyKey;
-        const Key b = start + t + half < count ? source(start + t + half) : kEmptyKey;
-        tile[t] = a;
-        tile[t + half] = b;
-        // TODO: this barrier can also tell the block whether any key of the
-        // tile beats `threshold`, and skip the tile (continue) if none does:
-        // __syncthreads_or(a > threshold || b > threshold). A plain barrier
-        // is correct too, only slower.
-        __syncthreads();
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kChunk;
+    for (std::size_t start = static_cast<std::size_t>(blockIdx.x) * kChunk; start < count; start += stride) {
+        // Load first, all kItemsPerThread keys, neighbouring threads reading
+        // neighbouring elements. The last chunk may be partial: its missing
+        // keys are empty and beat nothing. (The loops have a constant trip
+        // count, so nvcc unrolls them and keeps `keys` in registers.)
+        Key keys[kItemsPerThread];
+        for (unsigned item = 0; item < kItemsPerThread; ++item) {
+            const std::size_t i = start + item * kThreads + t;
+            keys[item] = i < count ? source(i) : kEmptyKey;
+        }
+        // Then filter: only a key above the threshold takes a buffer slot.
+        // `full`: this thread filled slot capacity - 1 or later, so the
+        // buffer now holds at least capacity keys.
+        bool full = false;
+        // TODO: for each of this thread's keys that beats `threshold`: take
+        // the next buffer slot with atomicAdd(&buffered, 1u) (it returns the
+        // count before the add), store the key there, and set `full` when
+        // that slot is capacity - 1 or later.
+        (void)keys;
         (void)threshold;
-
-        bitonic_sort_descending(tile, capacity);
-
-        // TODO: merge the sorted tile into best: for s = t and s = t + half,
-        // best[s] = the larger of best[s] and tile[capacity - 1 - s]. Then a
-        // barrier: the merge below reads slots other threads wrote.
-
-        bitonic_merge_descending(best, capacity);
-        // TODO: threshold = the smallest of the block's best keys.
+        // One barrier per chunk does two jobs: the appends are complete, and
+        // the block learns whether any thread saw the buffer fill. Every
+        // thread gets the same answer, so all merge or none does, and the
+        // next chunk's up to kChunk appends always find room.
+        if (__syncthreads_or(full)) threshold = merge_buffer_into_best(best, buffer, &buffered, capacity);
     }
+    // What is left in the buffer. Every append came before the last chunk's
+    // barrier and none comes after it, so all threads read the same count.
+    if (__syncthreads_or(buffered > 0)) merge_buffer_into_best(best, buffer, &buffered, capacity);
 
     Key* block_out = out + static_cast<std::size_t>(blockIdx.x) * capacity;
-    block_out[t] = best[t];
-    block_out[t + half] = best[t + half];
+    for (unsigned s = t; s < capacity; s += blockDim.x) block_out[s] = best[s];
 }
 
 // The first m keys of `keys` as (value, index) pairs. The value is read
@@ -201,7 +265,8 @@ unsigned div_up(std::size_t a, std::size_t b) { return static_cast<unsigned>((a 
 
 // The number of blocks of a merge pass over `candidates` keys.
 unsigned merge_blocks(std::size_t candidates, unsigned capacity) {
-    return std::max(1u, div_up(candidates, static_cast<std::size_t>(capacity) * kTilesPerMergeBlock));
+    const std::size_t per_block = std::max<std::size_t>(static_cast<std::size_t>(capacity) * kListsPerMergeBlock, kChunk);
+    return std::max(1u, div_up(candidates, per_block));
 }
 
 Plan make_plan(std::size_t n, int k) {
@@ -214,7 +279,7 @@ Plan make_plan(std::size_t n, int k) {
     COURSE_CUDA_CHECK(cudaGetDevice(&device));
     COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
     const unsigned wave = kBlocksPerSm * static_cast<unsigned>(std::max(sm_count, 1));
-    plan.first_blocks = std::max(1u, std::min(wave, div_up(n, plan.capacity)));
+    plan.first_blocks = std::max(1u, std::min(wave, div_up(n, kChunk)));
     if (plan.first_blocks > 1) {
         plan.second_blocks = merge_blocks(static_cast<std::size_t>(plan.first_blocks) * plan.capacity, plan.capacity);
     }
@@ -223,8 +288,12 @@ Plan make_plan(std::size_t n, int k) {
 
 template <class Source>
 void launch_block_top_k(unsigned blocks, Source source, std::size_t count, unsigned capacity, Key* out) {
-    const std::size_t shared_bytes = 2 * static_cast<std::size_t>(capacity) * sizeof(Key);
-    block_top_k_kernel<<<blocks, capacity / 2, shared_bytes>>>(source, count, capacity, out);
+    // best (capacity keys) and the buffer: capacity - 1 + kChunk keys at
+    // most, rounded up to a power of two. 40 KiB for C = 1024, under the
+    // 48 KiB a kernel gets without asking.
+    const std::size_t buffer_keys = std::bit_ceil(capacity - 1 + kChunk);
+    const std::size_t shared_bytes = (capacity + buffer_keys) * sizeof(Key);
+    block_top_k_kernel<<<blocks, kThreads, shared_bytes>>>(source, count, capacity, out);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 

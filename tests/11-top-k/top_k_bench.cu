@@ -1,8 +1,9 @@
 // Lesson 11 benchmark (GPU only): the top k of 2^26 random floats, for
 // k = 1, 32 and 1024. Your top_k (or the reference's: per-block candidates
-// in shared memory, merged block by block) against sorting everything and
-// keeping the first k: cub::DeviceRadixSort::SortPairsDescending of (value,
-// index) pairs, and thrust::stable_sort_by_key with thrust::greater. Every
+// in shared memory, filtered against a threshold, merged block by block)
+// against sorting everything and keeping the first k:
+// cub::DeviceRadixSort::SortPairsDescending of (value, index) pairs, and
+// thrust::stable_sort_by_key with thrust::greater. Every
 // variant's first k pairs must equal the CPU's std::partial_sort before it
 // is timed. Bytes per run are counted as the n floats read once (256 MiB),
 // so the "of copy" column says how close a variant comes to the ceiling of

@@ -152,16 +152,18 @@ std::string likely_cause(const std::vector<float>& values, const std::vector<Pai
                                            [](int index) { return index == -1; });
         if (all_empty) {
             return "every position came back as an empty slot (index -1): no element reached the answer. Are the "
-                   "keys built (ordered_bits, pack_key: no element's key is 0), is the last, partial tile read, and "
-                   "does each block merge every slot of its sorted tiles into best (slots t and t + half)?";
+                   "keys built (ordered_bits, pack_key: no element's key is 0), is the last, partial chunk read, are "
+                   "the keys that beat the threshold appended to the buffer, and does each merge update every slot "
+                   "of best (slots t, t + blockDim.x, ...)?";
         }
         return "an empty candidate slot (index -1) where an element should be: a pass lost candidates. A block "
-               "must keep k of them (not only its maximum, like seed 002's sketch; not only blockDim.x = "
-               "capacity / 2; lists of k rounded UP to a power of two), and the last, partial tile must be read.";
+               "must keep k of them (not only its maximum, like seed 002's sketch; not only one per thread; lists "
+               "of k rounded UP to a power of two), the last, partial chunk must be read, and a key appended when "
+               "the buffer already holds capacity keys must still be kept until the merge after the chunk.";
     }
     if (got_index == n) {
         return "index n, one past the end of the array: a load bound written <= instead of < (the slots past the "
-               "end of the last tile must be empty keys)";
+               "end of the last chunk must be empty keys)";
     }
     if (got_index < 0 || got_index >= n) {
         return "an index outside the array: a key decoded the wrong way, or an empty candidate slot taken for an "
@@ -188,8 +190,10 @@ std::string likely_cause(const std::vector<float>& values, const std::vector<Pai
     }
     return "an element of the top k is missing from the answer. A block must keep its k best candidates, not only "
            "its maximum (seed 002's sketch loses the second of two top elements in one block); the last partial "
-           "tile must be read; every step of the shared-memory sort needs its __syncthreads(); and the candidate "
-           "lists must hold k keys (k rounded UP to a power of two).";
+           "chunk must be read; no key that beats the threshold may be dropped, even when more of them arrive "
+           "in one chunk than the buffer's capacity (the buffer is merged after the chunk); every step of the "
+           "shared-memory sort needs its __syncthreads(); and the candidate lists must hold k keys (k rounded UP "
+           "to a power of two).";
 }
 
 course::Comparison check(const std::vector<float>& values, const std::vector<Pair>& expected, int k,
@@ -245,7 +249,7 @@ void require_top_k(Input input, int n, const std::vector<int>& ks) {
 
 const std::vector<int> kEveryK{1, 2, 31, 32, 33, 100, 1024};
 
-// A size of many blocks' worth of tiles, so that the merge passes run: small
+// A size of many blocks' worth of chunks, so that the merge passes run: small
 // enough on the emulator, where every barrier switches between fibers.
 int large_size() { return course::kEmulator ? (1 << 15) + 7 : (1 << 22) + 7; }
 
@@ -270,6 +274,14 @@ TEST_CASE("sorted, negative and clustered inputs give the CPU's top k", "[11]") 
     const Input input = GENERATE(Input::ascending, Input::descending, Input::negative, Input::top_in_one_block);
     const int n = GENERATE(1009, 4099);
     require_top_k(input, n, {2, 32, 100, 1024});
+}
+
+TEST_CASE("ascending input, where every key beats the threshold, fills each block's buffer again and again",
+          "[11]") {
+    // Every chunk of a block holds larger values than all before it: all of
+    // its keys beat the threshold, so the buffer fills and is merged after
+    // every chunk, in every block of the first pass and in the merge passes.
+    require_top_k(Input::ascending, large_size(), {1, 100, 1024});
 }
 
 TEST_CASE("NaN ranks after every number and infinities are ordinary values", "[11]") {
