@@ -71,11 +71,31 @@ struct Shadow {
     Who readers[2];
 };
 
+// How many times each address ran in a thread's synchronisation interval:
+// an access's `k` (its k-th execution), or a basic block's entries.
+struct ExecutionCounts {
+    std::vector<std::pair<std::uintptr_t, std::uint32_t>> counts;  // pc -> times in this interval
+    std::size_t last = 0;                                          // where the last one counted is: loops repeat it
+
+    // Counts one more execution of `pc`; returns how many came before it.
+    std::uint32_t count(std::uintptr_t pc) {
+        if (last < counts.size() && counts[last].first == pc) return counts[last].second++;
+        for (last = 0; last < counts.size(); ++last) {
+            if (counts[last].first == pc) return counts[last].second++;
+        }
+        counts.emplace_back(pc, 1);
+        return 0;
+    }
+    void clear() {
+        counts.clear();
+        last = 0;
+    }
+};
+
 struct ThreadState {
     std::uint32_t barrier_epoch = 0, warp_epoch = 0;
-    std::vector<std::pair<std::uintptr_t, std::uint32_t>> executions;  // pc -> times in this interval
-    std::vector<std::pair<std::uintptr_t, std::uint32_t>> blocks;      // basic block -> times entered in this interval
-    std::size_t last_block = 0;                                        // where the last block entered is in `blocks`
+    ExecutionCounts executions;  // accesses' addresses
+    ExecutionCounts blocks;      // basic blocks entered
 };
 
 // One warp's synchronisation interval: how many of its lanes were in it
@@ -232,10 +252,7 @@ public:
         ThreadState& t = threads_[linear];
         shadow_check(pc, address, size, flags, linear, t);
         if (flags & kAtomic) return;  // atomics are not loads or stores for the L1's ld/st pipes
-        std::uint32_t k = 0;
-        auto it = std::find_if(t.executions.begin(), t.executions.end(), [pc](const auto& e) { return e.first == pc; });
-        if (it == t.executions.end()) t.executions.emplace_back(pc, 1);
-        else k = it->second++;
+        const std::uint32_t k = t.executions.count(pc);
         if (accesses_.size() >= kMaxBlockAccesses) {
             block_truncated_ = true;
             return;
@@ -248,21 +265,7 @@ public:
     // block whose instrumentation call returns to `pc`.
     void block_entered(std::uintptr_t pc) {
         if (info_ == nullptr || threads_.empty()) return;
-        ThreadState& t = threads_[thread_linear()];
-        auto& blocks = t.blocks;
-        if (t.last_block < blocks.size() && blocks[t.last_block].first == pc) {
-            ++blocks[t.last_block].second;
-            return;
-        }
-        for (std::size_t i = 0; i < blocks.size(); ++i) {
-            if (blocks[i].first == pc) {
-                ++blocks[i].second;
-                t.last_block = i;
-                return;
-            }
-        }
-        t.last_block = blocks.size();
-        blocks.emplace_back(pc, 1);
+        threads_[thread_linear()].blocks.count(pc);
     }
 
     Report report();
@@ -276,7 +279,7 @@ private:
                                   (t.warp_epoch & 0xffffff);
         WarpInterval& w = intervals_[key];
         ++w.lanes;
-        for (const auto& [pc, count] : t.blocks) {
+        for (const auto& [pc, count] : t.blocks.counts) {
             auto b = std::find_if(w.blocks.begin(), w.blocks.end(), [pc](const WarpInterval::Block& x) { return x.pc == pc; });
             if (b == w.blocks.end()) b = w.blocks.insert(w.blocks.end(), WarpInterval::Block{pc, {}});
             auto c = std::find_if(b->lanes_by_count.begin(), b->lanes_by_count.end(),
@@ -285,7 +288,6 @@ private:
             else ++c->second;
         }
         t.blocks.clear();
-        t.last_block = 0;
     }
 
     void group_divergence();
@@ -1012,11 +1014,9 @@ COURSE_TSAN_ATOMIC(64, unsigned long long)
 #undef COURSE_TSAN_ATOMIC
 
 void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 
 // -fsanitize-coverage=trace-pc: called at the start of every basic block.
-void __sanitizer_cov_trace_pc() {
-    course_emu::analysis::block_entered(COURSE_PC);
-}
-void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+void __sanitizer_cov_trace_pc() { course_emu::analysis::block_entered(COURSE_PC); }
 
 }  // extern "C"
