@@ -9,8 +9,9 @@
 //                 [--sources DIR] [--seconds S] [--student NAME ...] [NN ...]
 //
 // DIR/course/lessons.tsv (number, slug, title, points, bench, sources,
-// forbidden calls, why the build skips the lesson) and DIR/course/configuration.tsv (backend, reason, device,
-// source) are written by CMake at configure time. Each --student starts a
+// forbidden calls, why the build skips the lesson) and
+// DIR/course/configuration.tsv (backend, reason, device, source) are
+// written by CMake at configure time. Each --student starts a
 // student; the options after it (until the next --student) describe that
 // student's results: CTest's JUnit XML, the driver's build status (a lesson
 // that did not build: number, status, the error's lines joined by the ASCII
