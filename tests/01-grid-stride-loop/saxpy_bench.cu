@@ -85,8 +85,7 @@ int main(int argc, char** argv) {
     }
     const int sms = course::sm_count();
 
-    cublasHandle_t cublas = nullptr;
-    COURSE_CUBLAS_CHECK(cublasCreate(&cublas));
+    const course::CublasHandle cublas;
 
     struct Variant {
         std::string name;
@@ -111,7 +110,7 @@ int main(int argc, char** argv) {
                                                    b.y[s].data());
                         }, false});
     variants.push_back({"cuBLAS cublasSaxpy", [&](int s, float a) {
-                            COURSE_CUBLAS_CHECK(cublasSaxpy(cublas, n, &a, b.x[s].data(), 1, b.y[s].data(), 1));
+                            COURSE_CUBLAS_CHECK(cublasSaxpy(cublas.get(), n, &a, b.x[s].data(), 1, b.y[s].data(), 1));
                         }, true});
 
     for (const Variant& v : variants) {
@@ -120,7 +119,6 @@ int main(int argc, char** argv) {
             [&] { return verify(b, n, v.run) ? std::string() : std::string("wrong result (y != 3 * 1 + 2 somewhere)"); },
             [&](int s) { v.run(s, 1.0001f); }, bytes);
     }
-    COURSE_CUBLAS_CHECK(cublasDestroy(cublas));
     bench.report(csv);
     return 0;
 }

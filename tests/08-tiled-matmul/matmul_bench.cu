@@ -76,11 +76,9 @@ int main(int argc, char** argv) {
                                                         static_cast<std::size_t>(cols[s]), n));
     }
 
-    cublasHandle_t fp32 = nullptr, tf32 = nullptr;
-    COURSE_CUBLAS_CHECK(cublasCreate(&fp32));
-    COURSE_CUBLAS_CHECK(cublasSetMathMode(fp32, CUBLAS_PEDANTIC_MATH));  // FP32 FMAs only, no tensor cores
-    COURSE_CUBLAS_CHECK(cublasCreate(&tf32));
-    COURSE_CUBLAS_CHECK(cublasSetMathMode(tf32, CUBLAS_TF32_TENSOR_OP_MATH));
+    const course::CublasHandle fp32, tf32;
+    COURSE_CUBLAS_CHECK(cublasSetMathMode(fp32.get(), CUBLAS_PEDANTIC_MATH));  // FP32 FMAs only, no tensor cores
+    COURSE_CUBLAS_CHECK(cublasSetMathMode(tf32.get(), CUBLAS_TF32_TENSOR_OP_MATH));
 
     struct Variant {
         std::string name;
@@ -101,10 +99,10 @@ int main(int argc, char** argv) {
          0.0},
         // Added before the FP32 baseline, so that the ratios compare with FP32.
         {"cuBLAS SGEMM with TF32 tensor cores",
-         [&](int s) { cublas_row_major_sgemm(tf32, a[s].data(), b[s].data(), c[s].data(), n, n, n); }, true,
+         [&](int s) { cublas_row_major_sgemm(tf32.get(), a[s].data(), b[s].data(), c[s].data(), n, n, n); }, true,
          std::ldexp(1.0, -10)},
         {"cuBLAS SGEMM, FP32 (pedantic math)",
-         [&](int s) { cublas_row_major_sgemm(fp32, a[s].data(), b[s].data(), c[s].data(), n, n, n); }, true, 0.0},
+         [&](int s) { cublas_row_major_sgemm(fp32.get(), a[s].data(), b[s].data(), c[s].data(), n, n, n); }, true, 0.0},
     };
 
     for (const Variant& v : variants) {
@@ -129,8 +127,6 @@ int main(int argc, char** argv) {
         };
         bench.add_checked(v.name, v.library, check, v.run, bytes, flops);
     }
-    COURSE_CUBLAS_CHECK(cublasDestroy(fp32));
-    COURSE_CUBLAS_CHECK(cublasDestroy(tf32));
     bench.report(csv);
     return 0;
 }
