@@ -134,12 +134,6 @@ function(_course_variant key variant lesson_dir)
     add_executable(${target} ${sources})
   endif()
   target_link_libraries(${target} PRIVATE ${key}_tests course_catch_main course_test_support ${_course_libraries})
-  # The grader's student trees run each test program (and its discovery)
-  # through a launcher: its own PID namespace, so that nothing it forked
-  # outlives it (see `./course grade-all`).
-  if(COURSE_TEST_LAUNCHER)
-    set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR ${COURSE_TEST_LAUNCHER})
-  endif()
   target_include_directories(${target} PRIVATE "${lesson_dir}")
   # Student code: warnings shown, but an unused parameter in a TODO is not noise worth a warning.
   target_compile_options(${target} PRIVATE
@@ -214,14 +208,28 @@ function(course_lesson NN slug)
   endforeach()
   if(NOT skipped)
     _course_variant(${key} graded "${lesson_dir}" ${graded_files})
-    # A GPU-only test case standing in on the emulator prints course/catch.hpp's
-    # kSkippedOnEmulatorMarker: CTest counts it as skipped. One label only:
-    # Catch2's discovery passes the properties on flattened, so a list value
-    # would shift every property after it.
+  endif()
+  # For CTest (`./course check`): a GPU-only test case standing in on the
+  # emulator prints course/catch.hpp's kSkippedOnEmulatorMarker: CTest counts
+  # it as skipped. One label only: Catch2's discovery passes the properties
+  # on flattened, so a list value would shift every property after it.
+  # Grading runs the test cases itself (common/tools/run_tests.cpp), so a
+  # student's tree of grade-all registers none.
+  if(NOT skipped AND NOT COURSE_PREBUILT)
     catch_discover_tests(${key}_graded
       TEST_PREFIX "${NN}: "
       PROPERTIES LABELS "${key}" SKIP_REGULAR_EXPRESSION "skipped on the emulator, GPU only"
                  ${COURSE_TEST_PROPERTIES})
+    # The grader's list of the lesson's test cases comes from a program of
+    # the course's own, never from the graded one: the test objects alone,
+    # linked with no implementation of the contract (they are only listed,
+    # `lessonNN_list --course-list`, never run), so that nothing a
+    # submission does, nor a starter that does not compile, changes the list.
+    add_executable(${key}_list EXCLUDE_FROM_ALL $<TARGET_OBJECTS:${key}_tests>)
+    target_link_libraries(${key}_list PRIVATE course_catch_main course_test_support ${_course_libraries})
+    # Not position-independent: an unresolved call then links to nothing,
+    # where a PIE would need a relocation the loader refuses.
+    target_link_options(${key}_list PRIVATE -no-pie LINKER:--unresolved-symbols=ignore-all)
   endif()
 
   # The same tests and graded files with every load and store recorded, for

@@ -1,11 +1,11 @@
-// course_report: turns CTest's JUnit XML and the driver's build status into
-// the grade report students and instructors read, in the format their tools
-// take. One tool for `./course grade` (one student) and `./course grade-all`
-// (a class).
+// course_report: turns the grader's test results and the driver's build
+// status into the grade report students and instructors read, in the format
+// their tools take. One tool for `./course grade` (one student) and
+// `./course grade-all` (a class).
 //
-//   course_report --build DIR [--format table|json|junit|csv|gradescope]
-//                 [--isolation TEXT] [--extra-tests DIR]
-//                 [--student NAME] [--junit FILE] [--build-status FILE]
+//   course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn]
+//                 [--isolation TEXT] [--visibility [NN=]V] [--hidden-visibility V]
+//                 [--student NAME] [--tests FILE] [--results FILE] [--build-status FILE]
 //                 [--sources DIR] [--seconds S] [--student NAME ...] [NN ...]
 //
 // DIR/course/lessons.tsv (number, slug, title, points, bench, sources,
@@ -13,16 +13,20 @@
 // DIR/course/configuration.tsv (backend, reason, device, source) are
 // written by CMake at configure time. Each --student starts a
 // student; the options after it (until the next --student) describe that
-// student's results: CTest's JUnit XML, the driver's build status (a lesson
-// that did not build: number, status, the error's lines joined by the ASCII
-// unit separator), the folder holding the student's NN-slug/ lesson files
+// student's results: the trusted list of the test cases that were to run
+// (--tests) and what course_run_tests made of each (--results, see
+// common/tools/run_tests.cpp), the driver's build status (a lesson that did
+// not build: number, status, the error's lines joined by the ASCII unit
+// separator), the folder holding the student's NN-slug/ lesson files
 // (scanned for the lessons' forbidden calls) and the seconds grading took.
 // Options before the first --student describe one unnamed student.
 //
-// A test case's first failure is the block of "[course]" lines the shared
-// Catch2 main prints; a test that crashed or timed out has none, and gets
-// CTest's verdict with the likely cause instead. Points: a lesson's points
-// are shared equally over its test cases, and each passing test case earns
+// The list decides what is graded: a test case of the list without a passed
+// result is a failure, never left out. A failure's explanation is the
+// runner's reason (when the process ended abnormally) and the block of
+// "[course]" lines the shared Catch2 main prints, or the end of the output.
+// Points: a lesson's points are shared equally over its test cases (GPU-only
+// stand-ins on the emulator are left out), and each passing test case earns
 // its share.
 #include <algorithm>
 #include <cstdio>
@@ -77,46 +81,9 @@ std::vector<std::vector<std::string>> read_tsv(const std::string& path) {
     return rows;
 }
 
-std::string xml_unescape(const std::string& s) {
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] != '&') {
-            out += s[i];
-            continue;
-        }
-        const std::size_t semi = s.find(';', i);
-        if (semi == std::string::npos) {
-            out += s[i];
-            continue;
-        }
-        const std::string entity = s.substr(i + 1, semi - i - 1);
-        if (entity == "lt") out += '<';
-        else if (entity == "gt") out += '>';
-        else if (entity == "amp") out += '&';
-        else if (entity == "quot") out += '"';
-        else if (entity == "apos") out += '\'';
-        else if (!entity.empty() && entity[0] == '#') {
-            const long code = entity.size() > 1 && entity[1] == 'x' ? std::strtol(entity.c_str() + 2, nullptr, 16)
-                                                                      : std::strtol(entity.c_str() + 1, nullptr, 10);
-            out += code < 128 ? static_cast<char>(code) : '?';
-        } else {
-            out += s.substr(i, semi - i + 1);
-        }
-        i = semi;
-    }
-    return out;
-}
-
-std::string attribute(const std::string& tag, const std::string& name) {
-    const std::string key = " " + name + "=\"";
-    const std::size_t at = tag.find(key);
-    if (at == std::string::npos) return "";
-    const std::size_t start = at + key.size();
-    return xml_unescape(tag.substr(start, tag.find('"', start) - start));
-}
-
-// The first failure as the Catch2 main printed it, or CTest's verdict.
-std::string explain_failure(const std::string& failure_message, const std::string& output) {
+// The block of "[course]" lines the Catch2 main prints for a test case's
+// first failure, or "" when there is none.
+std::string first_failure_block(const std::string& output) {
     std::istringstream in(output);
     std::string line, text;
     bool in_block = false;
@@ -131,52 +98,58 @@ std::string explain_failure(const std::string& failure_message, const std::strin
             break;
         }
     }
-    if (!text.empty()) return text;
-    if (failure_message.find("Timeout") != std::string::npos || output.find("***Timeout") != std::string::npos) {
-        return "the test did not finish in time and was stopped.\nlikely cause: a loop that never ends (does "
-               "your loop index grow every iteration?) or threads waiting for each other forever.\n";
-    }
-    if (!failure_message.empty() && failure_message != "Failed") {
-        return "the test program stopped abnormally (" + failure_message +
-               ").\nlikely cause: a crash in the test process, such as memory access out of bounds.\n";
-    }
-    // Last lines of whatever the program printed.
-    std::vector<std::string> lines;
-    std::istringstream all(output);
-    while (std::getline(all, line)) {
-        if (!line.empty()) lines.push_back(line);
-    }
-    std::string tail;
-    for (std::size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i) tail += lines[i] + "\n";
-    return tail.empty() ? "the test failed without output\n" : tail;
+    return text;
 }
 
-std::vector<TestResult> read_junit(const std::string& path) {
-    std::vector<TestResult> results;
-    const std::string xml = read_file(path);
-    for (std::size_t at = xml.find("<testcase "); at != std::string::npos; at = xml.find("<testcase ", at + 1)) {
-        const std::size_t tag_end = xml.find('>', at);
-        const std::string tag = xml.substr(at, tag_end - at);
-        const bool self_closed = tag_end > 0 && xml[tag_end - 1] == '/';
-        const std::size_t body_end = self_closed ? tag_end : xml.find("</testcase>", tag_end);
-        const std::string body = xml.substr(tag_end + 1, body_end - tag_end - 1);
+// A failed test case explained: the runner's reason, unless it only says
+// the checks failed, then the first failure as the Catch2 main printed it,
+// or the last lines of the output.
+std::string explain_failure(const std::string& reason, const std::string& output) {
+    std::string text;
+    if (!reason.empty() && reason.rfind("the test failed (exit status", 0) != 0) text = reason + ".\n";
+    const std::string block = first_failure_block(output);
+    if (!block.empty()) return text + block;
+    if (reason.find("did not finish within") != std::string::npos) {
+        text += "likely cause: a loop that never ends (does your loop index grow every iteration?) or threads "
+                "waiting for each other forever.\n";
+    }
+    std::vector<std::string> lines;
+    std::istringstream all(output);
+    for (std::string line; std::getline(all, line);) {
+        if (!line.empty()) lines.push_back(line);
+    }
+    for (std::size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i) text += lines[i] + "\n";
+    if (text.empty()) text = reason.empty() ? "the test failed without output\n" : reason + ".\n";
+    return text;
+}
 
+std::string split_lines(std::string s);
+
+// The trusted list of test cases (lesson, program, name, run|skip) and what
+// the runner made of each (lesson, name, status, reason, output). Every test
+// case of the list comes back: one the results lack is a failure.
+std::vector<TestResult> read_results(const std::string& tests_path, const std::string& results_path) {
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> outcome;
+    if (!results_path.empty()) {
+        for (const auto& row : read_tsv(results_path)) {
+            if (row.size() >= 5) outcome[{row[0], row[1]}] = row;
+        }
+    }
+    std::vector<TestResult> results;
+    for (const auto& row : read_tsv(tests_path)) {
+        if (row.size() < 4) continue;
         TestResult r;
-        r.name = attribute(tag, "name");
-        r.lesson = r.name.substr(0, r.name.find(':'));
-        r.passed = attribute(tag, "status") == "run";
-        r.skipped = body.find("<skipped") != std::string::npos;
-        if (!r.passed && !r.skipped) {
-            std::string message;
-            const std::size_t failure = body.find("<failure");
-            if (failure != std::string::npos) message = attribute(body.substr(failure, body.find('>', failure) - failure), "message");
-            std::string output;
-            const std::size_t out_start = body.find("<system-out>");
-            if (out_start != std::string::npos) {
-                const std::size_t from = out_start + 12;
-                output = xml_unescape(body.substr(from, body.find("</system-out>", from) - from));
-            }
-            r.failure = explain_failure(message, output);
+        r.lesson = row[0];
+        r.name = row[2];
+        const auto found = outcome.find({r.lesson, r.name});
+        if (row[3] == "skip") {
+            r.skipped = true;
+        } else if (found == outcome.end()) {
+            r.failure = "result missing: the grader has no result for this test case (did grading stop early?)\n";
+        } else {
+            const auto& got = found->second;
+            r.passed = got[2] == "passed";
+            if (!r.passed) r.failure = explain_failure(split_lines(got[3]), split_lines(got[4]));
         }
         results.push_back(r);
     }
@@ -288,13 +261,14 @@ struct LessonGrade {
     std::string reason;  // the first failure or the compile error
     std::string first_failing_test;
     int passed = 0, total = 0, skipped_tests = 0;
+    std::vector<std::string> skipped_names;  // the GPU-only stand-ins, reported skipped
     double points = 0, max_points = 0;  // a skipped lesson's are 0: it is left out of the total
     std::vector<TestGrade> tests;
     std::vector<Flag> flags;
 };
 
 struct Student {
-    std::string name, junit, build_status, sources;
+    std::string name, tests, results, build_status, sources;
     double seconds = -1;
     std::vector<LessonGrade> lessons;
     double points = 0, max_points = 0;
@@ -338,7 +312,7 @@ void grade(Student& student, const std::vector<Lesson>& lessons, const std::stri
         }
     }
     const std::vector<TestResult> results =
-        student.junit.empty() ? std::vector<TestResult>{} : read_junit(student.junit);
+        student.tests.empty() ? std::vector<TestResult>{} : read_results(student.tests, student.results);
     for (const Lesson& lesson : lessons) {
         LessonGrade g;
         g.lesson = &lesson;
@@ -354,10 +328,11 @@ void grade(Student& student, const std::vector<Lesson>& lessons, const std::stri
             if (r.lesson != lesson.number) continue;
             if (r.skipped) {
                 ++g.skipped_tests;
+                g.skipped_names.push_back(r.name);
                 continue;
             }
             TestGrade t;
-            t.name = trimmed(r.name.substr(r.name.find(':') + 1));
+            t.name = r.name;
             t.passed = r.passed;
             t.message = relative_to(with_limit_cause(r.failure), student.sources, root);
             g.tests.push_back(t);
@@ -433,7 +408,24 @@ std::string flag_line(const Flag& f) {
 struct Context {
     std::map<std::string, std::string> config;
     std::string isolation;
+    // Gradescope's visibility of each lesson's test cases (default "visible"),
+    // and of the instructor's hidden tests ("hidden: ..."), whatever the lesson.
+    std::map<std::string, std::string> visibility;
+    std::string default_visibility = "visible", hidden_visibility = "after_due_date";
+
+    std::string visibility_of(const LessonGrade& g, const std::string& test_name) const {
+        if (test_name.rfind("hidden: ", 0) == 0) return hidden_visibility;
+        const auto found = visibility.find(g.lesson->number);
+        return found != visibility.end() ? found->second : default_visibility;
+    }
 };
+
+// Where the graded code ran, in one line (the reports' headers).
+std::string graded_on(const Context& ctx) {
+    auto config = ctx.config;
+    return "Graded on " + config["backend"] + " (" + config["device"] + ")" +
+           (ctx.isolation.empty() ? "" : "; isolation: " + ctx.isolation);
+}
 
 // ------------------------------------------------------------ formats
 
@@ -561,6 +553,8 @@ void count_junit_cases(const Student& st, int& tests, int& failures, int& skippe
         tests += g.tests.empty() ? 1 : static_cast<int>(g.tests.size());
         if (g.status == "SKIPPED") ++skipped;
         else failures += g.tests.empty() ? 1 : g.total - g.passed;
+        tests += static_cast<int>(g.skipped_names.size());
+        skipped += static_cast<int>(g.skipped_names.size());
     }
 }
 
@@ -603,6 +597,10 @@ void write_junit(std::ostream& out, const Context& ctx, const std::vector<Studen
                 if (!flags.empty()) out << "      <system-out>" << xml_escape(flags) << "</system-out>\n";
                 out << "    </testcase>\n";
             }
+            for (const std::string& name : g.skipped_names) {
+                out << "    <testcase classname=\"" << classname << "\" name=\"" << xml_escape(name)
+                    << "\">\n      <skipped message=\"GPU only: skipped on the emulator\"/>\n    </testcase>\n";
+            }
         }
         out << "  </testsuite>\n";
     }
@@ -627,49 +625,86 @@ void write_csv(std::ostream& out, const Context& ctx, const std::vector<Student>
     }
 }
 
-// Gradescope's results.json (one student): score, max_score and one entry
-// per test case, or per lesson that did not build.
-void write_gradescope(std::ostream& out, const Context& ctx, const Student& st) {
-    auto config = ctx.config;
-    out << "{\n  \"score\": " << number(st.points) << ",\n  \"max_score\": " << number(st.max_points)
-        << ",\n  \"output\": "
-        << json_string("Graded on " + config["backend"] + " (" + config["device"] + ")" +
-                       (ctx.isolation.empty() ? "" : "; isolation: " + ctx.isolation))
-        << ",\n  \"tests\": [";
-    bool first = true;
+// One student's grade as the autograders' lists take it: an entry per test
+// case, or per lesson that did not build or is skipped here.
+struct Entry {
+    std::string name, status, output, visibility;  // status: passed, failed, or "" (a skipped lesson)
+    double points = 0, max_points = 0;
+};
+
+std::vector<Entry> entries_of(const Context& ctx, const Student& st) {
+    std::vector<Entry> entries;
     for (const LessonGrade& g : st.lessons) {
         std::string flags;
         for (const Flag& f : g.flags) flags += "\nFLAGGED: " + flag_line(f);
         const std::string heading = "Lesson " + g.lesson->number + " (" + g.lesson->title + "): ";
+        const std::string visibility = ctx.visibility_of(g, "");
         if (g.status == "SKIPPED") {  // worth nothing here, but said
-            out << (first ? "" : ",") << "\n    {\"name\": " << json_string(heading + "skipped")
-                << ", \"score\": 0, \"max_score\": 0, \"output\": " << json_string(g.reason) << "}";
-            first = false;
-            continue;
+            entries.push_back({heading + "skipped", "", g.reason, visibility, 0, 0});
+        } else if (g.tests.empty()) {
+            entries.push_back({heading + g.status, "failed", g.reason + flags, visibility, 0, g.max_points});
+        } else {
+            for (const TestGrade& t : g.tests) {
+                entries.push_back({heading + t.name, t.passed ? "passed" : "failed", t.message + flags,
+                                   ctx.visibility_of(g, t.name), t.points, t.max_points});
+            }
         }
-        if (g.tests.empty()) {
-            out << (first ? "" : ",") << "\n    {\"name\": " << json_string(heading + g.status)
-                << ", \"score\": 0, \"max_score\": " << number(g.max_points)
-                << ", \"status\": \"failed\", \"output\": " << json_string(g.reason + flags) << "}";
-            first = false;
-            continue;
-        }
-        for (const TestGrade& t : g.tests) {
-            out << (first ? "" : ",") << "\n    {\"name\": " << json_string(heading + t.name)
-                << ", \"score\": " << number(t.points) << ", \"max_score\": " << number(t.max_points)
-                << ", \"status\": " << (t.passed ? "\"passed\"" : "\"failed\"")
-                << ", \"output\": " << json_string(t.message + flags) << "}";
-            first = false;
-        }
+    }
+    return entries;
+}
+
+// Gradescope's results.json (one student): the score, and one test entry
+// each with its score, max_score, status (passed or failed) and visibility;
+// only fields Gradescope's "Autograder specifications" document (the maximum
+// is the sum of the tests' max_score there).
+void write_gradescope(std::ostream& out, const Context& ctx, const Student& st) {
+    out << "{\n  \"score\": " << number(st.points) << ",\n  \"output\": "
+        << json_string(number(st.points) + " of " + number(st.max_points) + " points. " + graded_on(ctx))
+        << ",\n  \"tests\": [";
+    bool first = true;
+    for (const Entry& e : entries_of(ctx, st)) {
+        out << (first ? "" : ",") << "\n    {\"name\": " << json_string(e.name) << ", \"score\": " << number(e.points)
+            << ", \"max_score\": " << number(e.max_points);
+        if (!e.status.empty()) out << ", \"status\": " << json_string(e.status);
+        out << ", \"visibility\": " << json_string(e.visibility) << ", \"output\": " << json_string(e.output) << "}";
+        first = false;
+    }
+    out << "\n  ]\n}\n";
+}
+
+// PrairieLearn's external grading results.json (one student): gradable (false
+// only when no lesson could be built, so nothing ran), score from 0 to 1, a
+// message, and one test entry each with points, max_points and a message
+// (its first line) besides the full output.
+void write_prairielearn(std::ostream& out, const Context& ctx, const Student& st) {
+    bool any_built = false;
+    for (const LessonGrade& g : st.lessons) any_built = any_built || g.status != "COMPILE ERROR";
+    const double score = st.max_points > 0 ? st.points / st.max_points : 0;
+    out << "{\n  \"gradable\": " << (any_built ? "true" : "false") << ",\n  \"score\": " << number(score)
+        << ",\n  \"message\": "
+        << json_string(number(st.points) + " of " + number(st.max_points) + " points. " + graded_on(ctx))
+        << ",\n  \"tests\": [";
+    bool first = true;
+    for (const Entry& e : entries_of(ctx, st)) {
+        out << (first ? "" : ",") << "\n    {\"name\": " << json_string(e.name)
+            << ", \"points\": " << number(e.points) << ", \"max_points\": " << number(e.max_points)
+            << ", \"message\": " << json_string(e.status.empty() ? "skipped" : e.status)
+            << ", \"output\": " << json_string(e.output) << "}";
+        first = false;
     }
     out << "\n  ]\n}\n";
 }
 
 int usage() {
-    std::cerr << "usage: course_report --build DIR [--format table|json|junit|csv|gradescope] [--isolation TEXT]\n"
-                 "                     [--student NAME] [--junit FILE] [--build-status FILE] [--sources DIR]\n"
-                 "                     [--seconds S] [--student NAME ...] [NN ...]\n";
+    std::cerr << "usage: course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn]\n"
+                 "                     [--isolation TEXT] [--visibility [NN=]V] [--hidden-visibility V]\n"
+                 "                     [--student NAME] [--tests FILE] [--results FILE] [--build-status FILE]\n"
+                 "                     [--sources DIR] [--seconds S] [--student NAME ...] [NN ...]\n";
     return 2;
+}
+
+bool known_visibility(const std::string& v) {
+    return v == "visible" || v == "hidden" || v == "after_due_date" || v == "after_published";
 }
 
 }  // namespace
@@ -686,11 +721,25 @@ int main(int argc, char** argv) {
         if (arg == "--build" && has_value) build_dir = argv[++i];
         else if (arg == "--format" && has_value) format = argv[++i];
         else if (arg == "--isolation" && has_value) ctx.isolation = argv[++i];
+        else if ((arg == "--visibility" || arg == "--hidden-visibility") && has_value) {
+            const std::string value = argv[++i];
+            const std::size_t eq = value.find('=');
+            const std::string v = eq == std::string::npos ? value : value.substr(eq + 1);
+            if (!known_visibility(v)) {
+                std::cerr << "course_report: visibility '" << v
+                          << "' is none of Gradescope's: visible, hidden, after_due_date, after_published\n";
+                return 2;
+            }
+            if (arg == "--hidden-visibility") ctx.hidden_visibility = v;
+            else if (eq == std::string::npos) ctx.default_visibility = v;
+            else ctx.visibility[value.substr(0, eq)] = v;
+        }
         else if (arg == "--student" && has_value) {
             if (named) students.emplace_back();
             named = true;
             students.back().name = argv[++i];
-        } else if (arg == "--junit" && has_value) students.back().junit = argv[++i];
+        } else if (arg == "--tests" && has_value) students.back().tests = argv[++i];
+        else if (arg == "--results" && has_value) students.back().results = argv[++i];
         else if (arg == "--build-status" && has_value) students.back().build_status = argv[++i];
         else if (arg == "--sources" && has_value) students.back().sources = argv[++i];
         else if (arg == "--seconds" && has_value) students.back().seconds = std::stod(argv[++i]);
@@ -701,12 +750,14 @@ int main(int argc, char** argv) {
         std::cerr << "course_report: --build DIR is required\n";
         return usage();
     }
-    if (format != "table" && format != "json" && format != "junit" && format != "csv" && format != "gradescope") {
-        std::cerr << "course_report: unknown format '" << format << "' (table, json, junit, csv or gradescope)\n";
+    const std::set<std::string> formats = {"table", "json", "junit", "csv", "gradescope", "prairielearn"};
+    if (!formats.count(format)) {
+        std::cerr << "course_report: unknown format '" << format
+                  << "' (table, json, junit, csv, gradescope or prairielearn)\n";
         return 2;
     }
-    if (format == "gradescope" && students.size() != 1) {
-        std::cerr << "course_report: gradescope's results.json holds one student; give one --student\n";
+    if ((format == "gradescope" || format == "prairielearn") && students.size() != 1) {
+        std::cerr << "course_report: " << format << "'s results.json holds one student; give one --student\n";
         return 2;
     }
 
@@ -728,6 +779,7 @@ int main(int argc, char** argv) {
     else if (format == "json") write_json(std::cout, ctx, students);
     else if (format == "junit") write_junit(std::cout, ctx, students);
     else if (format == "csv") write_csv(std::cout, ctx, students);
-    else write_gradescope(std::cout, ctx, students.front());
+    else if (format == "gradescope") write_gradescope(std::cout, ctx, students.front());
+    else write_prairielearn(std::cout, ctx, students.front());
     return 0;
 }

@@ -1,18 +1,25 @@
 # The grading check (label `grading` in `./course check`): grades the hostile
 # and broken submissions of tests/grading/expected.tsv, with good ones beside
 # them, through `./course grade-all` on the emulator, and fails unless
-#  - each submission's lesson 01 has its expected status, points and reason,
-#    and the one using a forbidden call is flagged with its file and line;
+#  - each submission's lesson 01 has its expected status, test cases passed
+#    of the full list (so no attack on the grade gets more than its honest
+#    part, and no test case goes missing), and reason, and the one using a
+#    forbidden call is flagged with its file and line;
+#  - the submissions that also hold lesson 10's solution get its full points
+#    beside their attack on lesson 01;
 #  - the hidden test of tests/grading/extra-tests/ counted and stayed hidden;
 #  - nothing outside the students' own build trees changed: a canary file
 #    next to them, the planted hidden test, the repository (no file the
 #    hostile submissions write, README.md unmarked), the host's /tmp;
-#  - the gradebook came out in every format.
+#  - no process of the student uids outlived the grading (when run as root);
+#  - the gradebook came out in every format, Gradescope's and PrairieLearn's
+#    results.json with the fields their documentation lists.
 #
 #   cmake -DROOT=<repo> -DSCRATCH=<empty folder> -DMAKE_MUTANT=<course_make_mutant> -P CheckGrading.cmake
 cmake_minimum_required(VERSION 3.25)
 set(marker "HACKED-BY-SUBMISSION")  # what tests/grading/cases/writes_outside.mutant writes
 set(lesson 01-grid-stride-loop)
+set(other 10-coroutine-host)  # graded beside lesson 01: quick to build and run
 set(failures "")
 macro(fail)
   string(JOIN "" text ${ARGN})
@@ -43,8 +50,14 @@ foreach(row IN LISTS rows)
   string(REPLACE "\t" ";" row "${row}")
   list(GET row 0 case)
   list(GET row 1 made_from)
+  list(GET row 6 other_lesson)
   list(APPEND cases "${case}")
   set(dir "${submissions}/${case}")
+  if(other_lesson STREQUAL "solution" AND made_from STREQUAL "solutions")
+    file(COPY "${ROOT}/solutions/${other}" DESTINATION "${dir}/starter")  # beside lesson 01, one folder down
+  elseif(other_lesson STREQUAL "solution")
+    file(COPY "${ROOT}/solutions/${other}" DESTINATION "${dir}")
+  endif()
   if(made_from STREQUAL "solutions")
     file(COPY "${ROOT}/solutions/${lesson}" DESTINATION "${dir}/starter")  # one folder down, as handed in
   elseif(made_from STREQUAL "starter")
@@ -66,7 +79,8 @@ set(gradebook "${SCRATCH}/gradebook")
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -E env COURSE_BUILD_DIR=${SCRATCH}/build COURSE_BACKEND=emu COURSE_TEST_TIMEOUT=20
           COURSE_EMU_TIMEOUT=5 COURSE_JOBS=2
-          "${ROOT}/course" grade-all "${submissions}" --extra-tests "${extra}" --output "${gradebook}" --format table 01
+          "${ROOT}/course" grade-all "${submissions}" --extra-tests "${extra}" --output "${gradebook}" --format table
+          --visibility 10=after_published 01 10
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message(STATUS "${err}${out}")
 if(NOT rc EQUAL 0)
@@ -90,9 +104,10 @@ foreach(row IN LISTS rows)
   string(REPLACE "\t" ";" row "${row}")
   list(GET row 0 case)
   list(GET row 2 want_status)
-  list(GET row 3 want_points)
+  list(GET row 3 want_tests)
   list(GET row 4 want_reason)
   list(GET row 5 want_flagged)
+  list(GET row 6 other_lesson)
   set(found FALSE)
   foreach(i RANGE ${last})
     string(JSON name GET "${json}" students ${i} student)
@@ -101,6 +116,7 @@ foreach(row IN LISTS rows)
     endif()
     set(found TRUE)
     string(JSON status GET "${json}" students ${i} lessons 0 status)
+    string(JSON passed GET "${json}" students ${i} lessons 0 passed)
     string(JSON points GET "${json}" students ${i} lessons 0 points)
     string(JSON reason GET "${json}" students ${i} lessons 0 reason)
     string(JSON flags LENGTH "${json}" students ${i} lessons 0 flags)
@@ -108,16 +124,30 @@ foreach(row IN LISTS rows)
     if(NOT status STREQUAL want_status)
       fail("${case}: status ${status}, expected ${want_status}; reason: ${reason}")
     endif()
-    # POINTS: some but not all, since a hostile change spares the tests it does not reach (n = 0).
-    if(want_points STREQUAL "POINTS")
-      if(points GREATER_EQUAL 10)
-        fail("${case}: ${points} points, expected fewer than 10")
-      endif()
-    elseif(NOT points EQUAL want_points)
-      fail("${case}: ${points} points, expected ${want_points}")
+    # Test cases passed of those graded: every test case of the list is
+    # graded, and an attack gets no more than its honest part.
+    if(NOT "${passed}/${tests}" STREQUAL want_tests)
+      fail("${case}: ${passed} of ${tests} test cases passed, expected ${want_tests}; reason: ${reason}")
     endif()
-    if(NOT want_reason STREQUAL "" AND NOT reason MATCHES "${want_reason}")
-      fail("${case}: the reason does not match '${want_reason}': ${reason}")
+    # The reason: the lesson's (its first failing test case's), or a later
+    # failing test case's message (the emulator catches an out-of-bounds
+    # write only where it leaves every allocation).
+    if(NOT want_reason STREQUAL "")
+      set(explained FALSE)
+      if(reason MATCHES "${want_reason}")
+        set(explained TRUE)
+      elseif(tests GREATER 0)
+        math(EXPR last_test "${tests} - 1")
+        foreach(t RANGE ${last_test})
+          string(JSON message GET "${json}" students ${i} lessons 0 tests ${t} message)
+          if(message MATCHES "${want_reason}")
+            set(explained TRUE)
+          endif()
+        endforeach()
+      endif()
+      if(NOT explained)
+        fail("${case}: no reason matches '${want_reason}': ${reason}")
+      endif()
     endif()
     if(want_flagged STREQUAL "yes")
       if(flags EQUAL 0)
@@ -133,10 +163,17 @@ foreach(row IN LISTS rows)
       fail("${case}: flagged, but uses no forbidden call")
     endif()
     if(case STREQUAL "solution")
-      # The lesson's five tests and the hidden one.
       string(JSON hidden GET "${json}" students ${i} lessons 0 tests 5 name)
-      if(NOT tests EQUAL 6 OR NOT hidden MATCHES "^hidden: ")
-        fail("solution: ${tests} tests graded, expected the lesson's 5 and the hidden one")
+      if(NOT hidden MATCHES "^hidden: ")
+        fail("solution: the sixth test case graded is not the hidden one: ${hidden}")
+      endif()
+    endif()
+    # The other lesson of the same submission, graded as usual.
+    if(other_lesson STREQUAL "solution")
+      string(JSON other_status GET "${json}" students ${i} lessons 1 status)
+      string(JSON other_points GET "${json}" students ${i} lessons 1 points)
+      if(NOT other_status STREQUAL "passed" OR NOT other_points EQUAL 10)
+        fail("${case}: lesson 10's solution beside the attack got ${other_points} points (${other_status}), expected 10")
       endif()
     endif()
   endforeach()
@@ -149,7 +186,7 @@ endforeach()
 # nor reached the network.
 set(students "${SCRATCH}/build/grade-students")
 if(sandboxed)
-  file(READ "${students}/reads_instructor_files/work/logs/results.xml" log)
+  file(READ "${students}/reads_instructor_files/results.tsv" log)
   if(log MATCHES "\\[hostile\\] read ")
     fail("reads_instructor_files read an instructor's file")
   endif()
@@ -157,9 +194,19 @@ if(sandboxed)
     fail("reads_instructor_files: its tests did not run as expected")
   endif()
 endif()
-file(READ "${students}/opens_network/work/logs/results.xml" log)
+file(READ "${students}/opens_network/results.tsv" log)
 if(log MATCHES ": connected")
   fail("opens_network reached the network")
+endif()
+
+# Nothing a submission started outlived its grading (the student uids of
+# two slots: 65534 and 65533).
+execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(uid STREQUAL "0")
+  execute_process(COMMAND pgrep -l -u 65534,65533 RESULT_VARIABLE none OUTPUT_VARIABLE survivors)
+  if(none EQUAL 0)
+    fail("processes of the student uids outlived the grading: ${survivors}")
+  endif()
 endif()
 
 # Nothing outside the students' own trees changed.
@@ -191,17 +238,106 @@ if(written)
 endif()
 
 # The gradebook in every format.
-foreach(file gradebook.csv gradebook.json gradebook.txt results.xml gradescope/solution/results.json)
+foreach(file gradebook.csv gradebook.json gradebook.txt results.xml gradescope/solution/results.json
+             prairielearn/solution/results.json)
   if(NOT EXISTS "${gradebook}/${file}")
     fail("the gradebook has no ${file}")
   endif()
 endforeach()
+
+# fail_unless_members(WHAT JSON ALLOWED... PATH...): every member of the JSON
+# object at PATH is one of ALLOWED (a documented field).
+function(check_members what json allowed)
+  string(JSON count LENGTH "${json}" ${ARGN})
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(k RANGE ${last})
+      string(JSON member MEMBER "${json}" ${ARGN} ${k})
+      if(NOT member IN_LIST allowed)
+        fail("${what}: field '${member}' is not in the documented list (${allowed})")
+        set(failures "${failures}" PARENT_SCOPE)
+      endif()
+    endforeach()
+  endif()
+endfunction()
+
+# Gradescope's results.json (gradescope.com's "Autograder specifications"):
+# the fields it documents; per test: score, max_score, status and
+# visibility; the hidden test after the due date, lesson 10 as asked.
+set(gradescope_top score execution_time output output_format test_output_format test_name_format visibility
+    stdout_visibility extra_data tests leaderboard)
+set(gradescope_test score max_score status name name_format number output output_format tags visibility extra_data)
+foreach(case solution exits_before_checks)
+  file(READ "${gradebook}/gradescope/${case}/results.json" gradescope)
+  check_members("gradescope/${case}" "${gradescope}" "${gradescope_top}")
+  string(JSON score GET "${gradescope}" score)
+  string(JSON count LENGTH "${gradescope}" tests)
+  math(EXPR last "${count} - 1")
+  foreach(t RANGE ${last})
+    check_members("gradescope/${case} test ${t}" "${gradescope}" "${gradescope_test}" tests ${t})
+    string(JSON name GET "${gradescope}" tests ${t} name)
+    string(JSON status GET "${gradescope}" tests ${t} status)
+    string(JSON visibility GET "${gradescope}" tests ${t} visibility)
+    string(JSON max GET "${gradescope}" tests ${t} max_score)
+    string(JSON got GET "${gradescope}" tests ${t} score)
+    if(NOT status MATCHES "^(passed|failed)$")
+      fail("gradescope/${case}: test '${name}' has status '${status}'")
+    endif()
+    if(name MATCHES "hidden: ")
+      set(want_visibility after_due_date)
+    elseif(name MATCHES "^Lesson 10 ")
+      set(want_visibility after_published)
+    else()
+      set(want_visibility visible)
+    endif()
+    if(NOT visibility STREQUAL want_visibility)
+      fail("gradescope/${case}: test '${name}' is ${visibility}, expected ${want_visibility}")
+    endif()
+    if(status STREQUAL "passed" AND NOT got EQUAL max)
+      fail("gradescope/${case}: test '${name}' passed with ${got} of ${max}")
+    endif()
+  endforeach()
+endforeach()
 file(READ "${gradebook}/gradescope/solution/results.json" gradescope)
 string(JSON score GET "${gradescope}" score)
-string(JSON max_score GET "${gradescope}" max_score)
-if(NOT score EQUAL 10 OR NOT max_score EQUAL 10)
-  fail("gradescope/solution/results.json: score ${score} of ${max_score}, expected 10 of 10")
+if(NOT score EQUAL 20)
+  fail("gradescope/solution/results.json: score ${score}, expected 20 (lessons 01 and 10, all passed)")
 endif()
+
+# PrairieLearn's external grading results.json (prairielearn.com's "External
+# grading" page): gradable, a score from 0 to 1, tests with points.
+set(prairielearn_top gradable score message output images tests)
+set(prairielearn_test name description points max_points message output images)
+foreach(case solution exits_before_checks compile_error)
+  file(READ "${gradebook}/prairielearn/${case}/results.json" prairielearn)
+  check_members("prairielearn/${case}" "${prairielearn}" "${prairielearn_top}")
+  string(JSON gradable GET "${prairielearn}" gradable)
+  string(JSON score GET "${prairielearn}" score)
+  string(JSON count LENGTH "${prairielearn}" tests)
+  math(EXPR last "${count} - 1")
+  foreach(t RANGE ${last})
+    check_members("prairielearn/${case} test ${t}" "${prairielearn}" "${prairielearn_test}" tests ${t})
+    string(JSON points GET "${prairielearn}" tests ${t} points)
+    string(JSON max_points GET "${prairielearn}" tests ${t} max_points)
+    if(points GREATER max_points)
+      fail("prairielearn/${case}: test ${t} has ${points} of ${max_points} points")
+    endif()
+  endforeach()
+  # gradable: false only where nothing could be built (compile_error holds no lesson 10)
+  set(want_gradable ON)
+  if(case STREQUAL "solution")
+    set(want_score 1)
+  elseif(case STREQUAL "exits_before_checks")
+    set(want_score 0.6666666667)  # lesson 01's two launch-shape test cases of six, and lesson 10: 13.33 of 20
+  else()
+    set(want_score 0)
+    set(want_gradable OFF)
+  endif()
+  if(NOT gradable STREQUAL want_gradable OR NOT score EQUAL want_score)
+    fail("prairielearn/${case}: gradable ${gradable}, score ${score}, expected gradable ${want_gradable} and ${want_score}")
+  endif()
+endforeach()
+
 file(STRINGS "${gradebook}/gradebook.csv" csv)
 list(LENGTH csv csv_rows)
 list(LENGTH cases case_count)
