@@ -185,7 +185,20 @@ struct Flag {
     std::string file;  // relative to the submission, e.g. 02-atomic-argmin/argmin.cu
     int line = 0;
     std::string call, text;
+    bool process_tampering = false;  // one of kProcessTampering, not the lesson's FORBID
 };
+
+// What no lesson needs and an attempt on the grade would use: ending,
+// forking or signalling the test process, reading its memory or arguments,
+// code that runs before main, the test framework's internals. Flagged in
+// every lesson, for the instructor to look at: the grade itself is decided
+// by the verdict channel whatever the code does (docs/instructor-guide.md,
+// "What a grade can be trusted for").
+const std::vector<std::string> kProcessTampering = {
+    "/proc/", "ptrace", "process_vm_", "preinit_array", "init_array", "init_priority", "constructor)",
+    "constructor(", "ifunc", "dlopen", "dlsym", "Catch::", "CATCH_", "COURSE_VERDICT", "_Exit", "quick_exit",
+    "exit(", "abort(", "fork(", "kill(", "system(", "execv", "execl", "posix_spawn", "setsid", "sigaction",
+    "signal("};
 
 // The source with comments blanked out (newlines kept, so lines still count);
 // string and character literals are kept as they are.
@@ -227,7 +240,7 @@ std::string trimmed(const std::string& s) {
 
 std::vector<Flag> forbidden_uses(const Lesson& lesson, const std::string& sources_dir) {
     std::vector<Flag> flags;
-    if (sources_dir.empty() || lesson.forbidden.empty()) return flags;
+    if (sources_dir.empty()) return flags;
     for (const std::string& source : lesson.sources) {
         const std::string relative = lesson.number + "-" + lesson.slug + "/" + source;
         std::ifstream in(sources_dir + "/" + relative, std::ios::binary);
@@ -240,6 +253,12 @@ std::vector<Flag> forbidden_uses(const Lesson& lesson, const std::string& source
         for (int number = 1; std::getline(code_lines, code) && std::getline(original_lines, shown); ++number) {
             for (const std::string& call : lesson.forbidden) {
                 if (code.find(call) != std::string::npos) flags.push_back({relative, number, call, trimmed(shown)});
+            }
+            for (const std::string& call : kProcessTampering) {
+                if (code.find(call) != std::string::npos) {
+                    flags.push_back({relative, number, call, trimmed(shown), true});
+                    break;  // one flag a line is enough
+                }
             }
         }
     }
@@ -402,7 +421,10 @@ std::string number(double value) {
 }
 
 std::string flag_line(const Flag& f) {
-    return f.file + ":" + std::to_string(f.line) + ": uses " + f.call + ", which this lesson forbids: " + f.text;
+    return f.file + ":" + std::to_string(f.line) + ": uses " + f.call +
+           (f.process_tampering ? ", which reaches into the test process rather than doing the lesson: "
+                                : ", which this lesson forbids: ") +
+           f.text;
 }
 
 struct Context {
@@ -474,7 +496,8 @@ void write_table(std::ostream& out, const Context& ctx, const std::vector<Studen
                 out << "\nLesson " << g.lesson->number << " is skipped, and left out of the total: " << g.reason;
             }
             if (!g.flags.empty()) {
-                out << "\nLesson " << g.lesson->number << " is flagged: it uses what the lesson forbids\n";
+                out << "\nLesson " << g.lesson->number
+                    << " is flagged (its points stand; for the instructor to look at):\n";
                 for (const Flag& f : g.flags) print_indented(out, flag_line(f));
             }
         }
@@ -527,7 +550,8 @@ void write_json(std::ostream& out, const Context& ctx, const std::vector<Student
             for (std::size_t f = 0; f < g.flags.size(); ++f) {
                 const Flag& flag = g.flags[f];
                 out << (f ? ", " : "") << "{\"file\": " << json_string(flag.file) << ", \"line\": " << flag.line
-                    << ", \"call\": " << json_string(flag.call) << ", \"text\": " << json_string(flag.text) << "}";
+                    << ", \"call\": " << json_string(flag.call) << ", \"text\": " << json_string(flag.text)
+                    << ", \"kind\": " << (flag.process_tampering ? "\"process\"" : "\"forbidden\"") << "}";
             }
             out << "],\n       \"tests\": [";
             for (std::size_t t = 0; t < g.tests.size(); ++t) {

@@ -41,6 +41,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,6 +62,7 @@ struct Job {
     int out_fd = -1, verdict_fd = -1;
     std::string token, output_head, output_tail, verdict;
     bool output_cut = false, verdict_overflow = false, timed_out = false, past_deadline = false;
+    bool ended_status_ready = false;  // reaped, not yet handled
     bool ended = false;  // the process was reaped; what it left behind is being killed
     int wait_status = 0;
     std::chrono::steady_clock::time_point started, ended_at;
@@ -302,6 +304,7 @@ int main(int argc, char** argv) {
     }
     if (tests_file.empty() || results_file.empty()) die("--tests and --results are required");
     signal(SIGPIPE, SIG_IGN);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
 
     std::vector<std::string> prefix;
     if (!prefix_file.empty()) {
@@ -355,6 +358,18 @@ int main(int argc, char** argv) {
             if (list[i].verdict_fd >= 0) fds.push_back({list[i].verdict_fd, POLLIN, 0});
         }
         poll(fds.data(), fds.size(), 50);
+        // Reap every child: the test processes, and the orphans this
+        // subreaper inherits (a sandbox's inner process once its monitor is
+        // gone), which would otherwise linger as zombies.
+        int status = 0;
+        for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
+            for (const std::size_t i : running) {
+                if (list[i].pid == pid && !list[i].ended) {
+                    list[i].wait_status = status;
+                    list[i].ended_status_ready = true;
+                }
+            }
+        }
         const auto now = std::chrono::steady_clock::now();
         for (auto it = running.begin(); it != running.end();) {
             Job& job = list[*it];
@@ -365,9 +380,10 @@ int main(int argc, char** argv) {
                 job.past_deadline = past_deadline(now);
                 kill(-job.pid, SIGKILL);
             }
-            if (!job.ended && waitpid(job.pid, &job.wait_status, WNOHANG) == job.pid) {
+            if (job.ended_status_ready) {
                 // Whatever it left in its process group goes too; a sandbox's
                 // namespace goes with its monitor, the process just reaped.
+                job.ended_status_ready = false;
                 job.ended = true;
                 job.ended_at = now;
                 kill(-job.pid, SIGKILL);
@@ -382,6 +398,14 @@ int main(int argc, char** argv) {
                 ++it;
             }
         }
+    }
+
+    // The last orphans: reaped as they end, for a second at most.
+    for (int tries = 0; tries < 20; ++tries) {
+        int status = 0;
+        const pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid < 0) break;  // no child left
+        if (pid == 0) usleep(50 * 1000);
     }
 
     std::ofstream out(results_file, std::ios::binary | std::ios::trunc);
