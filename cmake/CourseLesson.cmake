@@ -306,8 +306,15 @@ function(course_lesson NN slug)
     list(APPEND rejected_names mutant_${name})
   endforeach()
   foreach(name IN LISTS rejected_names)
+    # The starter: every test case must fail (an untouched starter earns no
+    # points); a mutant: the tests as a whole.
+    set(every_case OFF)
+    if(name STREQUAL "starter")
+      set(every_case ON)
+    endif()
     add_test(NAME "${NN}: tests reject ${name}"
-      COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${key}_${name}> -P "${CMAKE_SOURCE_DIR}/cmake/ExpectFailure.cmake")
+      COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${key}_${name}> -DEVERY_CASE=${every_case}
+              -P "${CMAKE_SOURCE_DIR}/cmake/ExpectFailure.cmake")
     set_tests_properties("${NN}: tests reject ${name}" PROPERTIES LABELS "${key};rejects" ${COURSE_TEST_PROPERTIES})
   endforeach()
 

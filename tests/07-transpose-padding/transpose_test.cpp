@@ -173,24 +173,10 @@ void require_transpose(Function f, Shape s) {
     course::for_each_schedule([&] { COURSE_REQUIRE_MATCH(check(f, s, in, run_transpose(f, s, in))); });
 }
 
-}  // namespace
-
-TEST_CASE("transpose_tiled, and the given transpose_naive, give the CPU's transpose exactly for every shape", "[07]") {
-    const Function f = GENERATE(Function::tiled, Function::naive);
-    const Shape s = GENERATE_COPY(from_range(test_shapes()));
-    require_transpose(f, s);
-}
-
-TEST_CASE("transpose_tiled handles a tall and a wide matrix spanning many tiles both ways", "[07]") {
-    // Far from square, so that a grid with x and y swapped, or a tile index
-    // with rows and columns swapped, leaves tiles out or moves them wrongly.
-    const Shape s = GENERATE(Shape{200, 45}, Shape{45, 200});
-    require_transpose(Function::tiled, s);
-}
-
-TEST_CASE("an empty matrix launches nothing, raises no error and writes nothing", "[07]") {
-    const Shape s = GENERATE(Shape{0, 0}, Shape{0, 7}, Shape{5, 0});
-    const Function f = GENERATE(Function::naive, Function::tiled);
+// An empty matrix: nothing launched, no error, nothing written. Part of the
+// every-shape test case, not one of its own: a starter that does nothing
+// would pass it, and an untouched starter earns no points.
+void require_empty_launches_nothing(Function f, Shape s) {
     CAPTURE(function_name(f), describe_shape(s));
     course::DeviceBuffer<float> out(tail_size(s));
     out.poison();
@@ -202,3 +188,23 @@ TEST_CASE("an empty matrix launches nothing, raises no error and writes nothing"
     COURSE_REQUIRE_MATCH(course::compare_guard(before, out.download(), 0, "out",
                                                "the kernel ran and wrote although the matrix is empty"));
 }
+
+}  // namespace
+
+TEST_CASE("transpose_tiled, and the given transpose_naive, give the CPU's transpose exactly for every shape, and "
+          "launch nothing for an empty one", "[07]") {
+    const Function f = GENERATE(Function::tiled, Function::naive);
+    const Shape s = GENERATE_COPY(from_range(test_shapes()));
+    require_transpose(f, s);
+    if (s.rows == test_shapes().front().rows && s.cols == test_shapes().front().cols) {
+        for (const Shape empty : {Shape{0, 0}, Shape{0, 7}, Shape{5, 0}}) require_empty_launches_nothing(f, empty);
+    }
+}
+
+TEST_CASE("transpose_tiled handles a tall and a wide matrix spanning many tiles both ways", "[07]") {
+    // Far from square, so that a grid with x and y swapped, or a tile index
+    // with rows and columns swapped, leaves tiles out or moves them wrongly.
+    const Shape s = GENERATE(Shape{200, 45}, Shape{45, 200});
+    require_transpose(Function::tiled, s);
+}
+
