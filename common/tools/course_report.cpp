@@ -719,11 +719,28 @@ void write_prairielearn(std::ostream& out, const Context& ctx, const Student& st
     out << "\n  ]\n}\n";
 }
 
+// The lessons of one student, a line each, for the driver (./course's
+// progress file and exit status): number, status, tests passed, tests,
+// points, max points, then the first failing test and the first line of its
+// reason (tabs and newlines in those become spaces).
+void write_summary(std::ostream& out, const Student& st) {
+    auto field = [](std::string s) {
+        s = s.substr(0, s.find('\n'));
+        for (char& c : s) if (c == '\t' || c == '\r') c = ' ';
+        return s;
+    };
+    for (const LessonGrade& g : st.lessons) {
+        out << g.lesson->number << '\t' << g.status << '\t' << g.passed << '\t' << g.total << '\t' << number(g.points)
+            << '\t' << number(g.max_points) << '\t' << field(g.first_failing_test) << '\t' << field(g.reason) << '\n';
+    }
+}
+
 int usage() {
     std::cerr << "usage: course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn]\n"
                  "                     [--isolation TEXT] [--visibility [NN=]V] [--hidden-visibility V]\n"
                  "                     [--student NAME] [--tests FILE] [--results FILE] [--build-status FILE]\n"
-                 "                     [--sources DIR] [--seconds S] [--student NAME ...] [NN ...]\n";
+                 "                     [--sources DIR] [--seconds S] [--student NAME ...]\n"
+                 "                     [--summary FILE] [NN ...]\n";
     return 2;
 }
 
@@ -734,7 +751,7 @@ bool known_visibility(const std::string& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string build_dir, format = "table";
+    std::string build_dir, format = "table", summary;
     Context ctx;
     std::set<std::string> selected;
     std::vector<Student> students(1);  // the unnamed student, until a --student names one
@@ -745,6 +762,7 @@ int main(int argc, char** argv) {
         if (arg == "--build" && has_value) build_dir = argv[++i];
         else if (arg == "--format" && has_value) format = argv[++i];
         else if (arg == "--isolation" && has_value) ctx.isolation = argv[++i];
+        else if (arg == "--summary" && has_value) summary = argv[++i];
         else if ((arg == "--visibility" || arg == "--hidden-visibility") && has_value) {
             const std::string value = argv[++i];
             const std::size_t eq = value.find('=');
@@ -780,6 +798,10 @@ int main(int argc, char** argv) {
                   << "' (table, json, junit, csv, gradescope or prairielearn)\n";
         return 2;
     }
+    if (!summary.empty() && students.size() != 1) {
+        std::cerr << "course_report: --summary is of one student\n";
+        return 2;
+    }
     if ((format == "gradescope" || format == "prairielearn") && students.size() != 1) {
         std::cerr << "course_report: " << format << "'s results.json holds one student; give one --student\n";
         return 2;
@@ -805,5 +827,13 @@ int main(int argc, char** argv) {
     else if (format == "csv") write_csv(std::cout, ctx, students);
     else if (format == "gradescope") write_gradescope(std::cout, ctx, students.front());
     else write_prairielearn(std::cout, ctx, students.front());
+    if (!summary.empty()) {
+        std::ofstream file(summary);
+        write_summary(file, students.front());
+        if (!file) {
+            std::cerr << "course_report: could not write " << summary << "\n";
+            return 2;
+        }
+    }
     return 0;
 }

@@ -54,6 +54,13 @@ constexpr std::size_t kTokenBytes = 32;  // sent as 64 hex digits
 constexpr std::size_t kOutputHead = 48 * 1024, kOutputTail = 8 * 1024;  // what is kept of the output
 constexpr std::size_t kVerdictMax = 4096;  // a verdict line is far shorter
 
+// The signal that asked the runner to stop (Ctrl-C in a terminal, or a
+// watcher's kill): the test processes are in process groups of their own,
+// which a terminal's Ctrl-C does not reach, so the runner ends them itself.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int signal_number) { g_stop_signal = signal_number; }
+
 struct Job {
     std::string lesson, program, name;
     bool skip = false;
@@ -305,6 +312,12 @@ int main(int argc, char** argv) {
     if (tests_file.empty() || results_file.empty()) die("--tests and --results are required");
     signal(SIGPIPE, SIG_IGN);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
+    {
+        struct sigaction action {};
+        action.sa_handler = on_stop_signal;
+        sigemptyset(&action.sa_mask);
+        for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal_number, &action, nullptr);
+    }
 
     std::vector<std::string> prefix;
     if (!prefix_file.empty()) {
@@ -358,6 +371,16 @@ int main(int argc, char** argv) {
             if (list[i].verdict_fd >= 0) fds.push_back({list[i].verdict_fd, POLLIN, 0});
         }
         poll(fds.data(), fds.size(), 50);
+        if (g_stop_signal != 0) {
+            // Asked to stop: no test case outlives the runner, and no result
+            // is written (nothing was graded).
+            for (const std::size_t i : running) kill(-list[i].pid, SIGKILL);
+            for (const std::size_t i : running) waitpid(list[i].pid, nullptr, 0);
+            const int signal_number = g_stop_signal;
+            signal(signal_number, SIG_DFL);
+            raise(signal_number);
+            return 128 + signal_number;
+        }
         // Reap every child: the test processes, and the orphans this
         // subreaper inherits (a sandbox's inner process once its monitor is
         // gone), which would otherwise linger as zombies.
