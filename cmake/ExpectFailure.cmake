@@ -1,23 +1,22 @@
 # Runs a lesson's test program built against a known-wrong implementation
 # (the starter or a mutant) and succeeds only if the tests fail.
 #   cmake -DPROGRAM=path [-DEVERY_CASE=ON] -P ExpectFailure.cmake
-# EVERY_CASE (the starter's check): every test case must fail, since a test
-# case an untouched starter passes would earn points for no work. GPU-only
-# stand-ins on the emulator (tag [emulator-stand-in]) pass by design and are
-# left out. Read from Catch2's XML report, the same in v2 and v3: each
-# <TestCase name="..." tags="..."> ends with <OverallResult success="...">.
+# EVERY_CASE (the starter's check): every test case must fail, run alone as
+# the grader runs it (common/tools/run_tests.cpp), since a test case an
+# untouched starter passes would earn points for no work. The cases are the
+# program's own list (--course-list); GPU-only stand-ins on the emulator
+# (--course-list-stand-ins) pass by design and are left out. A case run
+# alone must show up in Catch2's XML report (the same in v2 and v3), so a
+# name the test spec fails to match is an error, not a rejection.
 # The program's own watchdog (COURSE_TEST_TIMEOUT, set by CTest) stops a hung
 # test case with a report; this timeout only guards against a program that
 # ignores it.
 # A program that is not there proves nothing: that is an error, not a rejection.
+cmake_minimum_required(VERSION 3.25)  # policies of today (IN_LIST)
 if(NOT EXISTS "${PROGRAM}")
   message(FATAL_ERROR "${PROGRAM} was not built, so nothing was checked: build it first")
 endif()
-set(reporter "")
-if(EVERY_CASE)
-  set(reporter -r xml)
-endif()
-execute_process(COMMAND "${PROGRAM}" ${reporter} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE result
+execute_process(COMMAND "${PROGRAM}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE result
                 TIMEOUT 600)
 string(REGEX MATCHALL "\\[course\\] first failure at [^\n]*" failures "${out}")
 list(LENGTH failures failed_cases)
@@ -25,37 +24,44 @@ if(result EQUAL 0)
   message(FATAL_ERROR "the tests PASSED on ${PROGRAM}, which is known to be wrong: they cannot catch this mistake")
 endif()
 if(EVERY_CASE)
-  # List separators, and the brackets that would stop a list splitting, are
-  # not ours in this text.
-  string(REPLACE ";" "," xml "${out}")
-  string(REPLACE "[" "{" xml "${xml}")
-  string(REPLACE "]" "}" xml "${xml}")
-  string(REPLACE "<TestCase " ";<TestCase " cases "${xml}")
-  list(POP_FRONT cases)  # what comes before the first test case
+  # Each test case alone, as the grader runs them (a sticky CUDA error or any
+  # state left by an earlier case must not hide a case that passes alone).
+  execute_process(COMMAND "${PROGRAM}" --course-list OUTPUT_VARIABLE names RESULT_VARIABLE listed)
+  execute_process(COMMAND "${PROGRAM}" --course-list-stand-ins OUTPUT_VARIABLE stand_ins RESULT_VARIABLE listed_too)
+  if(NOT listed EQUAL 0 OR NOT listed_too EQUAL 0)
+    message(FATAL_ERROR "${PROGRAM} --course-list failed (${listed}, ${listed_too}): its test cases are unknown")
+  endif()
+  if(names MATCHES ";" OR stand_ins MATCHES ";")
+    message(FATAL_ERROR "a test case name of ${PROGRAM} holds a ';', which this check cannot list")
+  endif()
+  string(REPLACE "\n" ";" names "${names}")
+  string(REPLACE "\n" ";" stand_ins "${stand_ins}")
+  list(FILTER names EXCLUDE REGEX "^$")
   set(passed "")
   set(count 0)
-  foreach(case IN LISTS cases)
+  foreach(name IN LISTS names)
+    if(name IN_LIST stand_ins)
+      continue()  # a GPU-only stand-in on the emulator: passes by design
+    endif()
     math(EXPR count "${count} + 1")
-    string(REGEX MATCH "^<TestCase [^>]*" tag "${case}")
-    if(tag MATCHES "tags=\"[^\"]*{emulator-stand-in}")
-      continue()
-    endif()
-    string(REGEX MATCH "<OverallResult success=\"([a-z]+)\"" overall "${case}")
-    if(NOT overall)
-      message(FATAL_ERROR "test case ${count} of ${PROGRAM} has no result in Catch2's XML report: ${tag}")
-    endif()
-    if(CMAKE_MATCH_1 STREQUAL "true")
-      string(REGEX MATCH "name=\"([^\"]*)\"" name "${tag}")
-      list(APPEND passed "'${CMAKE_MATCH_1}'")
+    # Catch2's test spec: a backslash before , [ ] and \ takes them as text.
+    string(REGEX REPLACE "([],[\\])" "\\\\\\1" spec "${name}")
+    execute_process(COMMAND "${PROGRAM}" "${spec}" -r xml OUTPUT_VARIABLE case_out ERROR_VARIABLE case_err
+                    RESULT_VARIABLE case_result TIMEOUT 600)
+    if(case_result EQUAL 0)
+      list(APPEND passed "'${name}'")
+    elseif(NOT case_out MATCHES "<TestCase ")
+      message(FATAL_ERROR "running '${name}' of ${PROGRAM} alone ran no test case (exit ${case_result}): "
+                          "${case_out}${case_err}")
     endif()
   endforeach()
   if(count EQUAL 0)
-    message(FATAL_ERROR "no test case of ${PROGRAM} was reported, so nothing was checked")
+    message(FATAL_ERROR "no test case of ${PROGRAM} was listed, so nothing was checked")
   endif()
   if(passed)
     string(JOIN ", " passed ${passed})
-    message(FATAL_ERROR "the starter passes ${passed}: an untouched starter must earn no points; fold that "
-                        "check into a test case that needs real work")
+    message(FATAL_ERROR "the starter passes ${passed}, run alone as the grader runs it: an untouched starter "
+                        "must earn no points; fold that check into a test case that needs real work")
   endif()
 endif()
 if(failed_cases GREATER 0)
