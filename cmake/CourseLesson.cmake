@@ -57,7 +57,8 @@ function(course_begin_lessons)
   file(MAKE_DIRECTORY "${COURSE_META_DIR}")
   file(WRITE "${COURSE_META_DIR}/lessons.tsv" "")
   file(WRITE "${COURSE_META_DIR}/configuration.tsv"
-    "backend\t${COURSE_BACKEND_RESOLVED}\nreason\t${COURSE_BACKEND_REASON}\ndevice\t${COURSE_DEVICE_NAME}\nsource\t${COURSE_SOURCE}\nroot\t${CMAKE_SOURCE_DIR}\n")
+    "backend\t${COURSE_BACKEND_RESOLVED}\nreason\t${COURSE_BACKEND_REASON}\ndevice\t${COURSE_DEVICE_NAME}\nsource\t${COURSE_SOURCE}\nroot\t${CMAKE_SOURCE_DIR}\n"
+    "compiler\t${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}\n")
 endfunction()
 
 # After the last course_lesson(): the submission-independent targets, for the
@@ -319,8 +320,9 @@ function(course_lesson NN slug)
   endforeach()
 
   # Without a GPU the .cu files are compiled by the emulator's host compiler;
-  # nvcc must accept them too, so every one is compiled for sm_XX as a test.
-  if(COURSE_BACKEND_RESOLVED STREQUAL "emu" AND COURSE_NVCC)
+  # nvcc must accept them too, so every one is compiled for sm_XX as a test
+  # (nvcc's own host compiler, whatever this tree's is: a full check only).
+  if(COURSE_BACKEND_RESOLVED STREQUAL "emu" AND COURSE_NVCC AND COURSE_CHECK_FULL)
     set(all_cu ${L_SOURCES})
     list(TRANSFORM all_cu PREPEND "${CMAKE_SOURCE_DIR}/starter/${folder}/" OUTPUT_VARIABLE starter_cu)
     list(TRANSFORM all_cu PREPEND "${CMAKE_SOURCE_DIR}/solutions/${folder}/" OUTPUT_VARIABLE solution_cu)

@@ -8,6 +8,9 @@
 # (--course-list-stand-ins) pass by design and are left out. A case run
 # alone must show up in Catch2's XML report (the same in v2 and v3), so a
 # name the test spec fails to match is an error, not a rejection.
+# The whole program runs first and stops at its first failed test case
+# (Catch2's --abort): for a mutant one failure is enough, as its exit status
+# would be the same had it run the rest.
 # The program's own watchdog (COURSE_TEST_TIMEOUT, set by CTest) stops a hung
 # test case with a report; this timeout only guards against a program that
 # ignores it.
@@ -16,7 +19,7 @@ cmake_minimum_required(VERSION 3.25)  # policies of today (IN_LIST)
 if(NOT EXISTS "${PROGRAM}")
   message(FATAL_ERROR "${PROGRAM} was not built, so nothing was checked: build it first")
 endif()
-execute_process(COMMAND "${PROGRAM}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE result
+execute_process(COMMAND "${PROGRAM}" --abort OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE result
                 TIMEOUT 600)
 string(REGEX MATCHALL "\\[course\\] first failure at [^\n]*" failures "${out}")
 list(LENGTH failures failed_cases)
@@ -69,4 +72,8 @@ if(failed_cases GREATER 0)
 else()
   set(first "the program stopped without a test report: ${result}")
 endif()
-message(STATUS "rejected as expected (exit ${result}, ${failed_cases} failing test cases; ${first})")
+if(EVERY_CASE)
+  message(STATUS "rejected as expected (exit ${result}, each of ${count} test cases fails alone; ${first})")
+else()
+  message(STATUS "rejected as expected (exit ${result}, stopped at the first failing test case; ${first})")
+endif()

@@ -54,7 +54,11 @@ std::string header(const std::string& call, std::size_t n, const std::string& in
 
 // Keys with many ties (a few distinct values, negative ones too) and
 // distinct-looking values, so that an order among equal keys is visible.
-std::pair<std::vector<int>, std::vector<int>> make_pairs(std::size_t n, const std::string& label) {
+struct RandomPairs {
+    std::vector<int> keys, values;
+};
+
+RandomPairs make_pairs(std::size_t n, const std::string& label) {
     return {course::random_values<int>(n, -5, 5, label + " keys"),
             course::random_values<int>(n, -1000000, 1000000, label + " values")};
 }
@@ -106,12 +110,12 @@ template <class Sort, class Reference>
 void check_pair_sort_at_every_size(const std::string& call, const std::string& label, Sort sort,
                                    Reference reference, const std::string& order) {
     for (const std::size_t n : sizes()) {
-        const auto [keys_in, values_in] = make_pairs(n, label);
-        const Pairs input = lesson12::reference::zip(keys_in, values_in);
-        const Pairs expected = reference(keys_in, values_in);
+        const RandomPairs in = make_pairs(n, label);
+        const Pairs input = lesson12::reference::zip(in.keys, in.values);
+        const Pairs expected = reference(in.keys, in.values);
         course::for_each_schedule([&] {
             INFO(header(call, n, "pairs, keys in [-5, 5] (many ties)"));
-            course::DeviceBuffer<int> keys(keys_in), values(values_in);
+            course::DeviceBuffer<int> keys(in.keys), values(in.values);
             sort(keys.data(), values.data(), n);
             COURSE_REQUIRE_MATCH(check_pairs(expected, keys.download(), values.download(), input, order));
         });

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 namespace lesson13::reference {
@@ -34,8 +35,11 @@ struct Csr {
 inline Csr coo_to_csr(const Coo& coo) {
     std::vector<int> order(coo.rows.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return coo.rows[a] != coo.rows[b] ? coo.rows[a] < coo.rows[b] : coo.cols[a] < coo.cols[b];
+    // The position breaks the ties: std::sort gives the stable order
+    // (libstdc++ 12's std::stable_sort calls get_temporary_buffer, which
+    // Clang 19 warns is deprecated).
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        return std::tie(coo.rows[a], coo.cols[a], a) < std::tie(coo.rows[b], coo.cols[b], b);
     });
     Csr csr;
     csr.row_ptr.assign(coo.n_rows + 1, 0);

@@ -1,9 +1,9 @@
 // The emulator's analysis mode (see course_emu/analysis.hpp and
 // docs/emulator.md, "Analysis mode").
 //
-// Kernel code compiled with GCC's -fsanitize=thread calls __tsan_read4,
-// __tsan_write4, ... before every load and store. This library defines those
-// callbacks itself (no TSan runtime is linked): while an analysis runs and a
+// Kernel code compiled with GCC's or Clang's -fsanitize=thread calls
+// __tsan_read4, __tsan_write4, ... before every load and store. This library
+// defines those callbacks itself (no TSan runtime is linked): while an analysis runs and a
 // kernel's thread is running on the calling worker (current_thread), each
 // access to shared or global memory is recorded with the thread, its
 // synchronisation interval and the call's return address (the instruction).
@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -279,11 +280,14 @@ private:
                                   (t.warp_epoch & 0xffffff);
         WarpInterval& w = intervals_[key];
         ++w.lanes;
+        // The lambdas capture the bindings by init-capture: Clang before 16
+        // cannot capture a structured binding itself.
         for (const auto& [pc, count] : t.blocks.counts) {
-            auto b = std::find_if(w.blocks.begin(), w.blocks.end(), [pc](const WarpInterval::Block& x) { return x.pc == pc; });
+            auto b = std::find_if(w.blocks.begin(), w.blocks.end(),
+                                  [pc = pc](const WarpInterval::Block& x) { return x.pc == pc; });
             if (b == w.blocks.end()) b = w.blocks.insert(w.blocks.end(), WarpInterval::Block{pc, {}});
             auto c = std::find_if(b->lanes_by_count.begin(), b->lanes_by_count.end(),
-                                  [count](const auto& x) { return x.first == count; });
+                                  [count = count](const auto& x) { return x.first == count; });
             if (c == b->lanes_by_count.end()) b->lanes_by_count.emplace_back(count, 1);
             else ++c->second;
         }
@@ -585,7 +589,23 @@ void Recorder::group_divergence() {
         std::sort(unknown.begin(), unknown.end());
         unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
         std::map<std::uintptr_t, std::string> paths;
-        const auto lines = source_lines(unknown, &paths);
+        auto lines = source_lines(unknown, &paths);
+        // A block whose first instruction has no line of its own (Clang gives
+        // line 0 to a loop body's first instruction after its phi nodes) takes
+        // the line of the instruction after its coverage call: the return
+        // address, pc + 1.
+        std::vector<std::uintptr_t> after;
+        for (std::uintptr_t pc : unknown) {
+            if (lines.at(pc).line == 0) after.push_back(pc + 1);
+        }
+        if (!after.empty()) {
+            std::map<std::uintptr_t, std::string> after_paths;
+            const auto after_lines = source_lines(after, &after_paths);
+            for (std::uintptr_t next : after) {
+                lines[next - 1] = after_lines.at(next);
+                paths[next - 1] = after_paths[next];
+            }
+        }
         for (std::uintptr_t pc : unknown) {
             const SourceLine& where = lines.at(pc);
             const std::string& path = paths[pc];
@@ -656,9 +676,10 @@ Report Recorder::report() {
 
     Report r;
     r.truncated_blocks = truncated_blocks_;
+    // `&k = k`: Clang before 16 cannot capture a structured binding itself.
     for (const auto& [k, s] : shared_stats_) {
         const SourceLine& where = lines.at(k.pc);
-        auto it = std::find_if(r.shared.begin(), r.shared.end(), [&](const SharedAccess& a) {
+        auto it = std::find_if(r.shared.begin(), r.shared.end(), [&, &k = k](const SharedAccess& a) {
             return a.kernel == k.kernel && a.store == k.store && same_line(a.where, where);
         });
         if (it == r.shared.end()) it = r.shared.insert(r.shared.end(), SharedAccess{{k.kernel, where, k.store}});
@@ -670,7 +691,7 @@ Report Recorder::report() {
     }
     for (const auto& [k, g] : global_stats_) {
         const SourceLine& where = lines.at(k.pc);
-        auto it = std::find_if(r.global.begin(), r.global.end(), [&](const GlobalAccess& a) {
+        auto it = std::find_if(r.global.begin(), r.global.end(), [&, &k = k](const GlobalAccess& a) {
             return a.kernel == k.kernel && a.store == k.store && same_line(a.where, where);
         });
         if (it == r.global.end()) it = r.global.insert(r.global.end(), GlobalAccess{{k.kernel, where, k.store}});
@@ -682,7 +703,7 @@ Report Recorder::report() {
     for (const auto& [k, seen] : races_) {
         const SourceLine& a = lines.at(k.first_pc);
         const SourceLine& b = lines.at(k.second_pc);
-        auto it = std::find_if(r.races.begin(), r.races.end(), [&](const Race& x) {
+        auto it = std::find_if(r.races.begin(), r.races.end(), [&, &k = k](const Race& x) {
             return x.shared == k.shared && x.kernel == k.kernel && same_line(x.first, a) && same_line(x.second, b) &&
                    x.first_writes == k.first_writes && x.second_writes == k.second_writes;
         });
@@ -695,7 +716,7 @@ Report Recorder::report() {
     }
     for (const auto& [k, seen] : uninitialised_) {
         const SourceLine& where = lines.at(k.pc);
-        auto it = std::find_if(r.uninitialised.begin(), r.uninitialised.end(), [&](const UninitialisedRead& u) {
+        auto it = std::find_if(r.uninitialised.begin(), r.uninitialised.end(), [&, &k = k](const UninitialisedRead& u) {
             return u.shared == !k.store && u.kernel == k.kernel && same_line(u.where, where);
         });
         if (it == r.uninitialised.end()) {
@@ -920,7 +941,7 @@ AnalyzeFromEnvironment g_analyze_from_environment;
 }  // namespace
 }  // namespace course_emu::analysis
 
-// ---- the callbacks GCC's -fsanitize=thread instrumentation calls
+// ---- the callbacks the -fsanitize=thread instrumentation (GCC's, Clang's) calls
 
 using course_emu::analysis::kAtomic;
 using course_emu::analysis::kWrite;
@@ -954,6 +975,31 @@ COURSE_TSAN_ACCESS(16)
 
 void __tsan_read_range(void* a, unsigned long size) { record(a, size, 0, COURSE_PC); }
 void __tsan_write_range(void* a, unsigned long size) { record(a, size, kWrite, COURSE_PC); }
+
+// Clang's instrumentation (from version 17; cmake/CourseAnalysis.cmake
+// renames older ones' calls to these) turns memcpy, memmove and memset,
+// a struct's copy among them, into these calls: a load of the source range
+// and a store to the destination range, then the copy itself. (GCC
+// instruments a struct's copy as ranges or sized accesses, and leaves the
+// library's functions alone.)
+void* __tsan_memcpy(void* d, const void* s, unsigned long size) {
+    if (size != 0) {
+        record(s, size, 0, COURSE_PC);
+        record(d, size, kWrite, COURSE_PC);
+    }
+    return std::memcpy(d, s, size);
+}
+void* __tsan_memmove(void* d, const void* s, unsigned long size) {
+    if (size != 0) {
+        record(s, size, 0, COURSE_PC);
+        record(d, size, kWrite, COURSE_PC);
+    }
+    return std::memmove(d, s, size);
+}
+void* __tsan_memset(void* d, int value, unsigned long size) {
+    if (size != 0) record(d, size, kWrite, COURSE_PC);
+    return std::memset(d, value, size);
+}
 
 // Atomics: performed here (sequentially consistent, whatever order was
 // asked: stronger is allowed), recorded as atomic accesses.

@@ -203,7 +203,15 @@ TEST_CASE("A branch on the lane's parity diverges in every warp, one on the warp
         CHECK(in_if.min_lanes == 16);  // the 16 odd lanes of each warp take it
         CHECK(in_if.max_lanes == 16);
         CHECK(in_if.warp_lanes == 32);
-        CHECK(report.totals("branch_kernel").divergent_splits == in_if.splits);  // nothing else diverges
+        // Nothing else diverges but, with Clang, the path that skips the body:
+        // a block of its own on the `if` line, which the 16 even lanes take.
+        const auto skip = report.divergence_at("branch_kernel", 79);
+        if (skip.warp_executions != 0) {
+            CHECK(skip.divergent == 16);
+            CHECK(skip.min_lanes == 16);
+            CHECK(skip.max_lanes == 16);
+        }
+        CHECK(report.totals("branch_kernel").divergent_splits == in_if.splits + skip.splits);
         CHECK(report.text().find("analysis_kernels.cu:80: divergent in 16 of 16 warp executions, 16 of 32 lanes take it") !=
               std::string::npos);
     }
