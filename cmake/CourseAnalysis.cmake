@@ -105,6 +105,7 @@ function(course_lesson_analysis NN slug)
       COMMAND "${CMAKE_COMMAND}" -DPROGRAM=$<TARGET_FILE:lesson${NN}_analysed> "-DTESTS=${A_REPORT_TESTS}"
               "-DEXPECT=${A_REPORT_EXPECT}" "-DREJECT=${A_REPORT_REJECT}"
               -DREPORT=${CMAKE_CURRENT_BINARY_DIR}/analysis/lesson${NN}.txt
+              "-DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR}"
               -P "${CMAKE_SOURCE_DIR}/cmake/CheckAnalysisReport.cmake")
     set_tests_properties("${name}" PROPERTIES LABELS "lesson${NN};analysis" ${COURSE_TEST_PROPERTIES})
   endif()

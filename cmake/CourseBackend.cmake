@@ -38,15 +38,29 @@ int main() {
 endfunction()
 
 macro(course_resolve_backend)
-  find_program(COURSE_NVCC nvcc HINTS ENV CUDACXX PATHS /usr/local/cuda/bin)
   if(NOT COURSE_BACKEND MATCHES "^(auto|cuda|emu)$")
     message(FATAL_ERROR "COURSE_BACKEND must be auto, cuda or emu (got '${COURSE_BACKEND}')")
+  endif()
+  # A cross build (cmake/toolchains/, `./course check --arch aarch64`) runs
+  # its programs under an emulator of the target CPU, where no GPU answers:
+  # it is the CPU emulator's. Neither the GPU probe nor nvcc's compile checks
+  # (which compile for the GPU, whatever the host) are done there.
+  if(CMAKE_CROSSCOMPILING)
+    if(COURSE_BACKEND STREQUAL "cuda")
+      message(FATAL_ERROR "COURSE_BACKEND=cuda: a cross build (CMAKE_TOOLCHAIN_FILE) runs on the emulator only")
+    endif()
+    set(COURSE_NVCC "")
+  else()
+    find_program(COURSE_NVCC nvcc HINTS ENV CUDACXX PATHS /usr/local/cuda/bin)
   endif()
 
   set(COURSE_BACKEND_REASON "")
   if(COURSE_BACKEND STREQUAL "emu")
     set(COURSE_BACKEND_RESOLVED emu)
     set(COURSE_BACKEND_REASON "asked for")
+  elseif(CMAKE_CROSSCOMPILING)
+    set(COURSE_BACKEND_RESOLVED emu)
+    set(COURSE_BACKEND_REASON "cross-compiled for ${CMAKE_SYSTEM_PROCESSOR}")
   else()
     if(COURSE_NVCC)
       _course_probe_gpu(gpu_ok gpu_name)

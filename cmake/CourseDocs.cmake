@@ -10,7 +10,8 @@
 # is a CTest test (label `docs`), so `./course check` counts it; it is
 # registered only where doxygen is found. Also then, every lesson page is
 # checked against the lesson outline (cmake/CheckLessonPage.cmake), doxygen
-# or not.
+# or not. A cross build checks
+# neither: the pages do not depend on the CPU.
 
 find_package(Doxygen QUIET OPTIONAL_COMPONENTS dot)
 

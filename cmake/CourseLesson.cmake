@@ -315,7 +315,7 @@ function(course_lesson NN slug)
     endif()
     add_test(NAME "${NN}: tests reject ${name}"
       COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${key}_${name}> -DEVERY_CASE=${every_case}
-              -P "${CMAKE_SOURCE_DIR}/cmake/ExpectFailure.cmake")
+              "-DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR}" -P "${CMAKE_SOURCE_DIR}/cmake/ExpectFailure.cmake")
     set_tests_properties("${NN}: tests reject ${name}" PROPERTIES LABELS "${key};rejects" ${COURSE_TEST_PROPERTIES})
   endforeach()
 

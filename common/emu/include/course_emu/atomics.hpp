@@ -8,10 +8,16 @@
 /// another thread of the block: a compare-and-swap loop then meets the
 /// contention it would meet on a GPU instead of always winning at once.
 ///
-/// The operations are sequentially consistent although CUDA's are relaxed:
-/// a read-modify-write is a full barrier on x86 anyway, and it keeps code that
-/// pairs atomics with `__threadfence()` (the "last block finishes the job"
-/// pattern) correct on the emulator whatever its fences do.
+/// The operations are sequentially consistent although CUDA's are relaxed.
+/// That costs nothing on x86, where every read-modify-write is a full
+/// barrier, and little on arm64; and it makes the emulator correct by the C++
+/// memory model rather than by the host CPU's: each atomic releases what its
+/// thread wrote before it, and acquires what was written before every earlier
+/// atomic on the same address, so code that publishes results through an atomic
+/// (the "last block finishes the job" pattern, which a GPU needs
+/// `__threadfence()` for) sees them on a weakly ordered CPU (arm64) as on
+/// x86. The blocks of a grid run on several worker threads; the threads of
+/// one block are fibers of one worker and need no ordering among themselves.
 #pragma once
 
 #include <course_emu/scheduling.hpp>
