@@ -1,21 +1,14 @@
-// Lesson 19 reference solution: an exclusive scan of any length, and a
-// stable LSD radix sort of 32-bit keys (and key-value pairs) built on it.
+// Lesson 19: a stable LSD radix sort of 32-bit keys (and key-value pairs),
+// on an exclusive scan of any length that you write too.
 //
-// One pass of the sort orders the keys by one 8-bit digit, keeping the
-// order of keys with equal digits (stable). Sorting by the least significant
-// digit first, then the next, ..., the last pass leaves the keys ordered by
-// all digits: keys that differ first in digit 3 are put in order by pass 3,
-// and keys equal in digit 3 keep the order the earlier passes gave them.
+// Goal: make `./course grade 19` pass. Read lessons/19-radix-sort/README.md
+// first; the functions you fill in are documented in radix_sort.hpp.
+// Stuck? `./course hint 19` shows the hints one by one.
 //
-// A pass is three steps over tiles of kTile keys (one block per tile):
-// 1. digit_counts_kernel: each tile counts its keys per digit value into
-//    tile_counts[digit * tiles + tile] (digit-major: all tiles of digit 0,
-//    then all tiles of digit 1, ...);
-// 2. exclusive_scan of that table: entry (digit, tile) becomes the number of
-//    keys that go before the tile's first key of that digit in the output
-//    (every key with a smaller digit, and the same digit in earlier tiles);
-// 3. scatter_kernel: each tile ranks its keys by digit in shared memory,
-//    stably, and writes each key to its digit's offset plus its rank.
+// Order that works: block_exclusive_scan and the three scan kernels
+// (exclusive_scan has its own test), then digit_of and digit_counts_kernel,
+// then the scatter (rank, place in shared memory, write out), then the
+// passes in radix_sort. No CUB or Thrust here: the grader flags them.
 #include <radix_sort.hpp>
 
 #include <course/cuda_check.hpp>
@@ -29,133 +22,69 @@
 
 namespace lesson19 {
 
-namespace {
-
-constexpr int kThreads = 256;  // threads per block, = kRadix: one thread per digit value where it helps
+// Given: the shapes. A block has one thread per digit value.
+constexpr int kThreads = 256;                // threads per block, = kRadix
 constexpr int kWarps = kThreads / 32;
-constexpr int kItems = 16;     // keys per thread in the sort
-constexpr int kTile = kThreads * kItems;  // keys per block of the sort: 4096
-constexpr int kScanItems = 16;            // values per thread in the scan
+constexpr int kItems = 16;                   // keys per thread in the sort
+constexpr int kTile = kThreads * kItems;     // keys per block of the sort: 4096
+constexpr int kScanItems = 16;               // values per thread in the scan
 constexpr int kScanChunk = kThreads * kScanItems;
 constexpr unsigned kFullMask = 0xffffffffu;
-static_assert(kThreads == kRadix, "the digit scans give one digit value to each thread");
 
+// Given: blocks of `per_block` items for `items` items, rounded up.
 unsigned blocks_for(std::size_t items, std::size_t per_block) {
     return static_cast<unsigned>((items + per_block - 1) / per_block);
 }
 
-// The block's exclusive scan of one value per thread: returns the sum of
-// the values of the threads before this one, and the block's total in
-// `total`. A warp scan with shuffles, each warp's total in shared memory,
-// then each thread adds the totals of the warps before its own.
-// Every thread of the block must call it (it has barriers).
+// The block's exclusive scan of one value per thread: returns the sum of the
+// values of the threads before this one, and the block's total in `total`.
+// Every thread of the block calls it.
 __device__ unsigned block_exclusive_scan(unsigned value, unsigned& total) {
-    __shared__ unsigned warp_totals[kWarps];
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    unsigned inclusive = value;
-    for (unsigned offset = 1; offset < 32; offset *= 2) {
-        const unsigned left = __shfl_up_sync(kFullMask, inclusive, offset);
-        if (lane >= offset) inclusive += left;
-    }
-    if (lane == 31) warp_totals[warp] = inclusive;
-    __syncthreads();
-    unsigned before = 0;
+    // TODO: __shared__ unsigned warp_totals[kWarps]. An inclusive warp scan
+    // with __shfl_up_sync (offsets 1, 2, 4, 8, 16; add only when lane >=
+    // offset); lane 31 stores its warp's total; __syncthreads(); each thread
+    // adds the totals of the warps before its own, and all of them for
+    // `total`; __syncthreads() again before returning (the next call writes
+    // warp_totals). Return the inclusive sum minus `value`.
     total = 0;
-    for (unsigned w = 0; w < kWarps; ++w) {
-        if (w < warp) before += warp_totals[w];
-        total += warp_totals[w];
-    }
-    // The next call writes warp_totals again: everyone must have read it.
-    __syncthreads();
-    return before + inclusive - value;
+    return value;
 }
 
-// ---------------------------------------------------------------- the scan
-// Reduce, scan the reductions, scan again with the offsets: three kernels,
-// any n. Each thread owns kScanItems consecutive values of its block's chunk.
-
-// Kernel 1: chunk_sums[b] = the sum of chunk b.
+// Scan kernel 1: chunk_sums[b] = the sum of the kScanChunk values of block b
+// (thread t owns kScanItems consecutive values from b * kScanChunk + t * kScanItems).
 __global__ void chunk_sums_kernel(const unsigned* in, std::size_t n, unsigned* chunk_sums) {
-    const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kScanChunk + threadIdx.x * kScanItems;
-    unsigned sum = 0;
-    for (int k = 0; k < kScanItems; ++k) {
-        if (first + k < n) sum += in[first + k];
-    }
-    unsigned total = 0;
-    (void)block_exclusive_scan(sum, total);
-    if (threadIdx.x == 0) chunk_sums[blockIdx.x] = total;
+    // TODO: sum the thread's values (those below n), block_exclusive_scan
+    // for the total, thread 0 writes it.
 }
 
-// Kernel 2, one block: the chunk sums become exclusive offsets, in place,
-// kThreads at a time with the running total carried from round to round.
+// Scan kernel 2, one block: chunk_sums becomes the exclusive scan of itself.
 __global__ void chunk_offsets_kernel(unsigned* chunk_sums, unsigned chunks) {
-    unsigned carry = 0;
-    for (unsigned base = 0; base < chunks; base += kThreads) {
-        const unsigned i = base + threadIdx.x;
-        const unsigned value = i < chunks ? chunk_sums[i] : 0;
-        unsigned total = 0;
-        const unsigned before = block_exclusive_scan(value, total);
-        if (i < chunks) chunk_sums[i] = carry + before;
-        carry += total;
-    }
+    // TODO: kThreads values per round, a running carry from round to round.
 }
 
-// Kernel 3: each thread's values, from the chunk's offset plus the sums of
-// the threads before it in the chunk.
+// Scan kernel 3: out[i] for the thread's values, starting from its chunk's
+// offset plus the sums of the threads before it in the chunk.
 __global__ void chunk_scan_kernel(const unsigned* in, unsigned* out, std::size_t n, const unsigned* chunk_offsets) {
-    const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kScanChunk + threadIdx.x * kScanItems;
-    unsigned values[kScanItems];
-    unsigned sum = 0;
-    for (int k = 0; k < kScanItems; ++k) {
-        values[k] = first + k < n ? in[first + k] : 0;
-        sum += values[k];
-    }
-    unsigned total = 0;
-    unsigned running = chunk_offsets[blockIdx.x] + block_exclusive_scan(sum, total);
-    for (int k = 0; k < kScanItems; ++k) {
-        if (first + k < n) out[first + k] = running;  // exclusive: written before adding the value
-        running += values[k];
-    }
+    // TODO: exclusive: write the running sum, then add the value.
 }
 
-// ---------------------------------------------------------------- the sort
-
-// The digit of `key` this pass sorts by: `bits` bits from `shift` up
-// (bits is 8, or fewer for the last pass when end_bit - begin_bit is not a
-// multiple of 8: bits above end_bit must not be compared).
+// The digit of `key` this pass sorts by: `bits` bits from bit `shift` up.
 __device__ unsigned digit_of(unsigned key, unsigned shift, unsigned bits) {
-    return (key >> shift) & ((1u << bits) - 1u);
+    // TODO: (key >> shift) masked to `bits` bits.
+    return 0;
 }
 
-// Step 1: tile_counts[d * tiles + tile] = the number of the tile's keys with digit d.
-// A shared-memory histogram per block (lesson 09).
+// Step 1 of a pass: tile_counts[d * gridDim.x + tile] = the number of keys of
+// the tile (kTile keys from blockIdx.x * kTile, fewer in the last one) with digit d.
 __global__ void digit_counts_kernel(const unsigned* keys, std::size_t n, unsigned shift, unsigned bits,
                                     unsigned* tile_counts) {
-    __shared__ unsigned counts[kRadix];
-    counts[threadIdx.x] = 0;
-    __syncthreads();
-    const std::size_t tile_begin = static_cast<std::size_t>(blockIdx.x) * kTile;
-    const unsigned tile_size = static_cast<unsigned>(std::min<std::size_t>(kTile, n - tile_begin));
-    for (unsigned i = threadIdx.x; i < tile_size; i += kThreads) {
-        atomicAdd(&counts[digit_of(keys[tile_begin + i], shift, bits)], 1u);
-    }
-    __syncthreads();
-    tile_counts[static_cast<std::size_t>(threadIdx.x) * gridDim.x + blockIdx.x] = counts[threadIdx.x];
+    // TODO: a shared-memory histogram of kRadix bins (lesson 09): zero,
+    // __syncthreads(), atomicAdd per key, __syncthreads(), thread d writes bin d.
 }
 
-// Step 3: the stable scatter of one tile. `digit_offsets` is the scanned
-// table of step 2. With kWithValues, the values travel with their keys.
-//
-// Ranking, stably: warp w owns the tile's keys [w * 32 * kItems, (w + 1) * 32 * kItems)
-// and reads them 32 at a time, in order. For each group of 32 the lanes
-// holding the same digit find each other with one ballot per digit bit
-// (`peers`); a key's rank among the warp's keys of its digit is the count
-// already seen (warp_counts[warp][digit]) plus its peers in lower lanes.
-// Then a scan over (digit, warp) in shared memory turns the per-warp counts
-// into each (digit, warp)'s first slot in the digit-sorted tile, the keys go
-// to those slots in shared memory, and the block writes the sorted tile out
-// in order: consecutive threads write consecutive addresses of each digit's
-// run, which coalesces far better than writing from the ranking order.
+// Step 3 of a pass: the stable scatter of one tile. digit_offsets is the
+// exclusive scan of step 1's table: entry (d, tile) is where the tile's first
+// key of digit d goes in the output.
 template <bool kWithValues>
 __global__ void scatter_kernel(const unsigned* keys_in, const unsigned* values_in, unsigned* keys_out,
                                unsigned* values_out, std::size_t n, unsigned shift, unsigned bits,
@@ -164,75 +93,25 @@ __global__ void scatter_kernel(const unsigned* keys_in, const unsigned* values_i
     __shared__ unsigned tile_values[kWithValues ? kTile : 1];
     __shared__ unsigned warp_counts[kWarps][kRadix];
     __shared__ unsigned digit_base[kRadix];
-
-    const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
-    const unsigned lanes_below = (1u << lane) - 1u;
-    const std::size_t tile_begin = static_cast<std::size_t>(blockIdx.x) * kTile;
-    const unsigned tile_size = static_cast<unsigned>(std::min<std::size_t>(kTile, n - tile_begin));
-
-    // Each warp zeroes its own row of counts: only it uses the row until the barrier below.
-    for (unsigned d = lane; d < kRadix; d += 32) warp_counts[warp][d] = 0;
-    __syncwarp();
-
-    unsigned keys[kItems];
-    unsigned ranks[kItems];
-    for (int j = 0; j < kItems; ++j) {
-        // A partial last tile: the warps past its end stop (the whole warp
-        // at once, so that every lane still takes part in the ballots).
-        if (warp * 32 * kItems + j * 32 >= tile_size) break;
-        const unsigned i = warp * 32 * kItems + j * 32 + lane;  // the key's place in the tile
-        const bool valid = i < tile_size;  // the lanes past the end of a partial tile
-        keys[j] = valid ? keys_in[tile_begin + i] : 0;
-        const unsigned digit = digit_of(keys[j], shift, bits);
-        // The valid lanes whose digit equals this lane's, bit by bit.
-        unsigned peers = __ballot_sync(kFullMask, valid);
-        for (unsigned b = 0; b < bits; ++b) {
-            const bool one = (digit >> b) & 1u;
-            const unsigned ones = __ballot_sync(kFullMask, one);
-            peers &= one ? ones : ~ones;
-        }
-        const unsigned seen = warp_counts[warp][digit];
-        // Everyone has read the count before the group's lowest lane adds the group to it.
-        __syncwarp();
-        if (valid && (peers & lanes_below) == 0) warp_counts[warp][digit] = seen + __popc(peers);
-        __syncwarp();
-        ranks[j] = seen + __popc(peers & lanes_below);
-    }
-    __syncthreads();  // every warp's counts are final before thread d reads column d
-
-    // Thread d: the exclusive scan of digit d's counts over the warps, then
-    // of the digits' totals over the block: (digit, warp) -> first slot.
-    const unsigned d = t;
-    unsigned digit_total = 0;
-    for (unsigned w = 0; w < kWarps; ++w) {
-        const unsigned count = warp_counts[w][d];
-        warp_counts[w][d] = digit_total;
-        digit_total += count;
-    }
-    unsigned tile_total = 0;
-    const unsigned digit_start = block_exclusive_scan(digit_total, tile_total);  // has barriers
-    for (unsigned w = 0; w < kWarps; ++w) warp_counts[w][d] += digit_start;
-    // Output position of tile slot i (a key of digit d) = digit_base[d] + i.
-    digit_base[d] = digit_offsets[static_cast<std::size_t>(d) * gridDim.x + blockIdx.x] - digit_start;
-    __syncthreads();
-
-    for (int j = 0; j < kItems; ++j) {
-        const unsigned i = warp * 32 * kItems + j * 32 + lane;
-        if (i >= tile_size) break;
-        const unsigned slot = warp_counts[warp][digit_of(keys[j], shift, bits)] + ranks[j];
-        tile_keys[slot] = keys[j];
-        if constexpr (kWithValues) tile_values[slot] = values_in[tile_begin + i];
-    }
-    __syncthreads();
-
-    for (unsigned i = t; i < tile_size; i += kThreads) {
-        const unsigned key = tile_keys[i];
-        const std::size_t position = digit_base[digit_of(key, shift, bits)] + i;
-        keys_out[position] = key;
-        if constexpr (kWithValues) values_out[position] = tile_values[i];
-    }
+    // TODO, in this order (the lesson's figure shows it):
+    // 1. Each warp zeroes its row warp_counts[warp][*], __syncwarp().
+    // 2. Warp w reads the tile's keys w * 32 * kItems + j * 32 + lane for
+    //    j = 0 .. kItems-1 (stop the whole warp past the tile's end). For each
+    //    group of 32: peers = the valid lanes with the same digit (one
+    //    __ballot_sync for "valid", then one per digit bit); the key's rank =
+    //    warp_counts[warp][digit] + (peers in lower lanes); after a
+    //    __syncwarp() the lowest lane of the group adds popc(peers) to the count;
+    //    __syncwarp().
+    // 3. __syncthreads(). Thread d: an exclusive scan of column d over the
+    //    warps, in place; block_exclusive_scan of the digit totals; add the
+    //    digit's start to column d; digit_base[d] = digit_offsets[d * gridDim.x
+    //    + blockIdx.x] - the digit's start. __syncthreads().
+    // 4. tile_keys[warp_counts[warp][digit] + rank] = key (and the value), __syncthreads().
+    // 5. For i = threadIdx.x, + kThreads, ... below the tile's size: the key in
+    //    slot i goes to digit_base[its digit] + i (and its value with it).
 }
 
+// Given: the bits must be 0 <= begin_bit <= end_bit <= 32.
 void check_bits(int begin_bit, int end_bit) {
     if (begin_bit < 0 || end_bit > 32 || begin_bit > end_bit) {
         throw std::invalid_argument("radix sort: the bits [" + std::to_string(begin_bit) + ", " +
@@ -240,67 +119,23 @@ void check_bits(int begin_bit, int end_bit) {
     }
 }
 
+void exclusive_scan(const unsigned* in, unsigned* out, std::size_t n) {
+    // TODO: nothing for n == 0; a DeviceBuffer of one sum per chunk; the
+    // three kernels, each launch checked with COURSE_CUDA_CHECK(cudaGetLastError()).
+}
+
 // Both sorts: values_in == nullptr sorts the keys alone.
 void radix_sort(const unsigned* keys_in, const unsigned* values_in, unsigned* keys_out, unsigned* values_out,
                 std::size_t n, int begin_bit, int end_bit) {
     check_bits(begin_bit, end_bit);
     if (n == 0) return;
-    const bool with_values = values_in != nullptr;
-    const int passes = (end_bit - begin_bit + kRadixBits - 1) / kRadixBits;
-    if (passes == 0) {  // nothing to compare: the input order is the sorted order
-        COURSE_CUDA_CHECK(cudaMemcpyAsync(keys_out, keys_in, n * sizeof(unsigned), cudaMemcpyDeviceToDevice));
-        if (with_values) {
-            COURSE_CUDA_CHECK(
-                cudaMemcpyAsync(values_out, values_in, n * sizeof(unsigned), cudaMemcpyDeviceToDevice));
-        }
-        return;
-    }
-    const unsigned tiles = blocks_for(n, kTile);
-    const std::size_t table = static_cast<std::size_t>(kRadix) * tiles;
-    course::DeviceBuffer<unsigned> tile_counts(table), digit_offsets(table);
-    // The passes alternate between the output and a temporary buffer (ping-pong),
-    // arranged so that the last pass writes the output: with an odd number of
-    // passes the first one writes the output, with an even number the temporary.
-    course::DeviceBuffer<unsigned> temp_keys(passes > 1 ? n : 0);
-    course::DeviceBuffer<unsigned> temp_values(passes > 1 && with_values ? n : 0);
-
-    const unsigned* src_keys = keys_in;
-    const unsigned* src_values = values_in;
-    for (int pass = 0; pass < passes; ++pass) {
-        const bool to_output = (passes - 1 - pass) % 2 == 0;
-        unsigned* dst_keys = to_output ? keys_out : temp_keys.data();
-        unsigned* dst_values = to_output ? values_out : temp_values.data();
-        const unsigned shift = static_cast<unsigned>(begin_bit + pass * kRadixBits);
-        const unsigned bits = static_cast<unsigned>(std::min(kRadixBits, end_bit - static_cast<int>(shift)));
-
-        digit_counts_kernel<<<tiles, kThreads>>>(src_keys, n, shift, bits, tile_counts.data());
-        COURSE_CUDA_CHECK(cudaGetLastError());
-        exclusive_scan(tile_counts.data(), digit_offsets.data(), table);
-        if (with_values) {
-            scatter_kernel<true><<<tiles, kThreads>>>(src_keys, src_values, dst_keys, dst_values, n, shift, bits,
-                                                      digit_offsets.data());
-        } else {
-            scatter_kernel<false><<<tiles, kThreads>>>(src_keys, nullptr, dst_keys, nullptr, n, shift, bits,
-                                                       digit_offsets.data());
-        }
-        COURSE_CUDA_CHECK(cudaGetLastError());
-        src_keys = dst_keys;
-        src_values = dst_values;
-    }
-}
-
-}  // namespace
-
-void exclusive_scan(const unsigned* in, unsigned* out, std::size_t n) {
-    if (n == 0) return;
-    const unsigned chunks = blocks_for(n, kScanChunk);
-    course::DeviceBuffer<unsigned> chunk_sums(chunks);
-    chunk_sums_kernel<<<chunks, kThreads>>>(in, n, chunk_sums.data());
-    COURSE_CUDA_CHECK(cudaGetLastError());
-    chunk_offsets_kernel<<<1, kThreads>>>(chunk_sums.data(), chunks);
-    COURSE_CUDA_CHECK(cudaGetLastError());
-    chunk_scan_kernel<<<chunks, kThreads>>>(in, out, n, chunk_sums.data());
-    COURSE_CUDA_CHECK(cudaGetLastError());
+    // TODO: passes = ceil((end_bit - begin_bit) / kRadixBits); none: copy the
+    // input (cudaMemcpyAsync, device to device). Otherwise the (digit, tile)
+    // tables (kRadix * tiles counts, and their scan), temporary key and value
+    // buffers, and per pass: shift, bits (8, or fewer for the last), the
+    // source (the input, then the previous destination), the destination
+    // (ping-pong: the LAST pass must write the output), digit_counts_kernel,
+    // exclusive_scan, scatter_kernel<true> or <false>.
 }
 
 void sort_keys(const unsigned* keys_in, unsigned* keys_out, std::size_t n, int begin_bit, int end_bit) {
@@ -309,7 +144,6 @@ void sort_keys(const unsigned* keys_in, unsigned* keys_out, std::size_t n, int b
 
 void sort_pairs(const unsigned* keys_in, const unsigned* values_in, unsigned* keys_out, unsigned* values_out,
                 std::size_t n, int begin_bit, int end_bit) {
-    // A null values_in with n > 0 would be a broken precondition; the keys-only path needs none.
     radix_sort(keys_in, n > 0 ? values_in : nullptr, keys_out, values_out, n, begin_bit, end_bit);
 }
 

@@ -130,29 +130,38 @@ course::Comparison check_keys(const std::vector<unsigned>& input, const std::vec
     std::vector<unsigned> sorted_got = got, sorted_in = input;
     std::sort(sorted_got.begin(), sorted_got.end());
     std::sort(sorted_in.begin(), sorted_in.end());
-    const unsigned poison = course::poison_value<unsigned>();
-    const bool all_poison = std::all_of(got.begin(), got.end(), [&](unsigned k) { return k == poison; });
-    if (all_poison) {
-        out << "keys_out still holds the poison the test filled it with. Does the last pass write keys_out? "
-               "The passes alternate between two buffers (ping-pong); with an odd number of passes (here "
-            << (end_bit - begin_bit + lesson19::kRadixBits - 1) / lesson19::kRadixBits
-            << ") the first pass must write keys_out, or the result ends in the temporary buffer. With no "
-               "bits to compare (begin_bit == end_bit) the keys are copied unchanged.";
+    const int passes = (end_bit - begin_bit + lesson19::kRadixBits - 1) / lesson19::kRadixBits;
+    const std::size_t poisoned =
+        static_cast<std::size_t>(std::count(got.begin(), got.end(), course::poison_value<unsigned>()));
+    const std::string odd_passes =
+        passes % 2 == 1 ? " Here the sort has " + std::to_string(passes) +
+                              " passes, an odd number: the passes alternate between two buffers (ping-pong), so "
+                              "the FIRST pass must write keys_out for the last one to end there."
+                        : std::string();
+    if (poisoned == got.size()) {
+        out << "keys_out still holds the poison the test filled it with: no key landed in it. Either the sort "
+               "ended in its temporary buffer (ping-pong),"
+            << (passes == 0 ? " or, with no bits to compare (begin_bit == end_bit), the keys were not copied,"
+                            : "")
+            << " or the last, partial tile is never sorted (the tile count must round up), or every position "
+               "points past its place (offsets from an INCLUSIVE scan)." << odd_passes;
     } else if (sorted_got != sorted_in) {
-        out << "keys_out is not a permutation of the input: some keys are lost and others written twice. Two "
-               "keys got the same output position or a position was never written: are the digit offsets an "
-               "EXCLUSIVE scan of the (digit, tile) counts, digit-major? Is the last, partial tile counted and "
-               "scattered (the tile count rounded up)?";
-    } else if (begin_bit == 0 && end_bit == 32 && sorted_low_bits(got) > 0 && sorted_low_bits(got) < 32) {
+        out << "keys_out is not a permutation of the input: " << poisoned
+            << " positions were never written and other keys are missing or written twice. Are the digit "
+               "offsets an EXCLUSIVE scan of the (digit, tile) counts, digit-major (all tiles of digit 0, then "
+               "digit 1, ...)? Is the last, partial tile counted and scattered? Wrong only on some emulator "
+               "schedules? A barrier is missing between the ranking and the writes.";
+    } else if (begin_bit == 0 && end_bit == 32 && sorted_low_bits(got) > 0) {
         out << "the keys are ordered by their low " << sorted_low_bits(got) << " bits only: a pass is missing "
             << "(32-bit keys need 4 passes of 8 bits, shifts 0, 8, 16 and 24), or a pass sorts by the wrong "
                "digit ((key >> shift) & 0xff with shift = begin_bit + 8 * pass).";
     } else {
         out << "the keys are all there, in the wrong order. Check the digit each pass sorts by ((key >> shift) "
                "& mask, shift = begin_bit + 8 * pass, and a mask of end_bit - shift bits for a narrow last "
-               "digit), that each pass reads the previous pass's output, and that equal digits keep their order "
-               "(stability: without it a later pass undoes an earlier one). Wrong only on some emulator "
-               "schedules? A barrier is missing in the ranking.";
+               "digit: bits above end_bit must not be compared), that each pass reads the previous pass's "
+               "output, and that equal digits keep their order (stability: without it a later pass undoes an "
+               "earlier one). Wrong only on some emulator schedules? A barrier is missing in the ranking."
+            << odd_passes;
     }
     return {false, out.str()};
 }
