@@ -127,6 +127,12 @@ __device__ unsigned digit_of(unsigned key, unsigned shift, unsigned bits) {
     return (key >> shift) & ((1u << bits) - 1u);
 }
 
+// The number of keys of the tile that starts at key `tile_begin`: kTile,
+// or fewer for the last tile.
+__device__ unsigned tile_size_of(std::size_t n, std::size_t tile_begin) {
+    return n - tile_begin < kTile ? static_cast<unsigned>(n - tile_begin) : unsigned{kTile};
+}
+
 // Step 1: tile_counts[d * tiles + tile] = the number of the tile's keys with digit d.
 // A shared-memory histogram per block (lesson 09).
 __global__ void digit_counts_kernel(const unsigned* keys, std::size_t n, unsigned shift, unsigned bits,
@@ -135,7 +141,7 @@ __global__ void digit_counts_kernel(const unsigned* keys, std::size_t n, unsigne
     counts[threadIdx.x] = 0;
     __syncthreads();
     const std::size_t tile_begin = static_cast<std::size_t>(blockIdx.x) * kTile;
-    const unsigned tile_size = static_cast<unsigned>(std::min<std::size_t>(kTile, n - tile_begin));
+    const unsigned tile_size = tile_size_of(n, tile_begin);
     for (unsigned i = threadIdx.x; i < tile_size; i += kThreads) {
         atomicAdd(&counts[digit_of(keys[tile_begin + i], shift, bits)], 1u);
     }
@@ -168,7 +174,7 @@ __global__ void scatter_kernel(const unsigned* keys_in, const unsigned* values_i
     const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
     const unsigned lanes_below = (1u << lane) - 1u;
     const std::size_t tile_begin = static_cast<std::size_t>(blockIdx.x) * kTile;
-    const unsigned tile_size = static_cast<unsigned>(std::min<std::size_t>(kTile, n - tile_begin));
+    const unsigned tile_size = tile_size_of(n, tile_begin);
 
     // Each warp zeroes its own row of counts: only it uses the row until the barrier below.
     for (unsigned d = lane; d < kRadix; d += 32) warp_counts[warp][d] = 0;

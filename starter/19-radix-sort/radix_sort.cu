@@ -24,12 +24,12 @@ namespace lesson19 {
 
 // Given: the shapes. A block has one thread per digit value.
 constexpr int kThreads = 256;                // threads per block, = kRadix
-constexpr int kWarps = kThreads / 32;
+[[maybe_unused]] constexpr int kWarps = kThreads / 32;
 constexpr int kItems = 16;                   // keys per thread in the sort
-constexpr int kTile = kThreads * kItems;     // keys per block of the sort: 4096
+[[maybe_unused]] constexpr int kTile = kThreads * kItems;  // keys per block of the sort: 4096
 constexpr int kScanItems = 16;               // values per thread in the scan
-constexpr int kScanChunk = kThreads * kScanItems;
-constexpr unsigned kFullMask = 0xffffffffu;
+[[maybe_unused]] constexpr int kScanChunk = kThreads * kScanItems;
+[[maybe_unused]] constexpr unsigned kFullMask = 0xffffffffu;
 
 // Given: blocks of `per_block` items for `items` items, rounded up.
 unsigned blocks_for(std::size_t items, std::size_t per_block) {
@@ -66,6 +66,12 @@ __global__ void chunk_offsets_kernel(unsigned* chunk_sums, unsigned chunks) {
 // offset plus the sums of the threads before it in the chunk.
 __global__ void chunk_scan_kernel(const unsigned* in, unsigned* out, std::size_t n, const unsigned* chunk_offsets) {
     // TODO: exclusive: write the running sum, then add the value.
+}
+
+// Given: the number of keys of the tile that starts at key `tile_begin`:
+// kTile, or fewer for the last tile.
+__device__ unsigned tile_size_of(std::size_t n, std::size_t tile_begin) {
+    return n - tile_begin < kTile ? static_cast<unsigned>(n - tile_begin) : unsigned{kTile};
 }
 
 // The digit of `key` this pass sorts by: `bits` bits from bit `shift` up.

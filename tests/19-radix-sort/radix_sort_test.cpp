@@ -297,32 +297,7 @@ TEST_CASE("exclusive_scan gives the prefix sums of any length, across many block
     }
 }
 
-TEST_CASE("sort_keys sorts keys of every bit distribution and any length, under every schedule", "[19]") {
-    for (const Keys kind : kAllKeys) {
-        for (const std::size_t n : sizes_for(static_cast<int>(kind))) {
-            const std::string what = what_sorted("sort_keys", keys_name(kind), n, 0, 32);
-            CAPTURE(what);
-            require_sorted_keys(make_keys(kind, n, what), 0, 32, what);
-        }
-    }
-}
-
-TEST_CASE("sort_pairs moves each value with its key and keeps equal keys in input order", "[19]") {
-    for (const Keys kind : kAllKeys) {
-        for (const std::size_t n : sizes_for(static_cast<int>(kind))) {
-            const std::string what = what_sorted("sort_pairs", keys_name(kind), n, 0, 32);
-            CAPTURE(what);
-            require_sorted_pairs(make_keys(kind, n, what), 0, 32, what);
-        }
-    }
-    const std::string what = what_sorted("sort_pairs", "keys with 1000 distinct values", kLarge, 0, 32);
-    CAPTURE(what);
-    std::vector<unsigned> keys = course::random_values<unsigned>(kLarge, 0u, 999u, what);
-    for (unsigned& k : keys) k *= 4294967u;  // spread over all four bytes, a thousand ties each
-    require_sorted_pairs(keys, 0, 32, what);
-}
-
-TEST_CASE("sort_pairs compares only the bits [begin_bit, end_bit): 0 to 4 passes, odd counts, narrow digits",
+TEST_CASE("sort_pairs compares only the bits begin_bit to end_bit - 1: 0 to 4 passes, odd counts, narrow digits",
           "[19]") {
     struct Bits {
         int begin, end;
@@ -346,4 +321,29 @@ TEST_CASE("sort_pairs compares only the bits [begin_bit, end_bit): 0 to 4 passes
     CHECK_THROWS_AS(lesson19::sort_keys(in.data(), out.data(), 3, 16, 8), std::invalid_argument);
     CHECK_THROWS_AS(lesson19::sort_pairs(in.data(), in.data(), out.data(), out.data(), 0, 0, 40),
                     std::invalid_argument);
+}
+
+TEST_CASE("sort_pairs moves each value with its key and keeps equal keys in input order", "[19]") {
+    for (const Keys kind : kAllKeys) {
+        for (const std::size_t n : sizes_for(static_cast<int>(kind))) {
+            const std::string what = what_sorted("sort_pairs", keys_name(kind), n, 0, 32);
+            CAPTURE(what);
+            require_sorted_pairs(make_keys(kind, n, what), 0, 32, what);
+        }
+    }
+    const std::string what = what_sorted("sort_pairs", "keys with 1000 distinct values", kLarge, 0, 32);
+    CAPTURE(what);
+    std::vector<unsigned> keys = course::random_values<unsigned>(kLarge, 0u, 999u, what);
+    for (unsigned& k : keys) k *= 4294967u;  // spread over all four bytes, a thousand ties each
+    require_sorted_pairs(keys, 0, 32, what);
+}
+
+TEST_CASE("sort_keys sorts keys of every bit distribution and any length, under every schedule", "[19]") {
+    for (const Keys kind : kAllKeys) {
+        for (const std::size_t n : sizes_for(static_cast<int>(kind))) {
+            const std::string what = what_sorted("sort_keys", keys_name(kind), n, 0, 32);
+            CAPTURE(what);
+            require_sorted_keys(make_keys(kind, n, what), 0, 32, what);
+        }
+    }
 }
