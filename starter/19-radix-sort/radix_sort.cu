@@ -101,9 +101,10 @@ __global__ void scatter_kernel(const unsigned* keys_in, const unsigned* values_i
     __shared__ unsigned digit_base[kRadix];
     // TODO, in this order (the lesson's figure shows it):
     // 1. Each warp zeroes its row warp_counts[warp][*], __syncwarp().
-    // 2. Warp w reads the tile's keys w * 32 * kItems + j * 32 + lane for
-    //    j = 0 .. kItems-1 (stop the whole warp past the tile's end). For each
-    //    group of 32: peers = the valid lanes with the same digit (one
+    // 2. Warp w loads the tile's keys w * 32 * kItems + j * 32 + lane for
+    //    j = 0 .. kItems-1 into registers (and the values; 0 past the tile's
+    //    end), all loads first. Then, for each j (stop the whole warp past the
+    //    tile's end), for the group of 32: peers = the valid lanes with the same digit (one
     //    __ballot_sync for "valid", then one per digit bit); the key's rank =
     //    warp_counts[warp][digit] + (peers in lower lanes); after a
     //    __syncwarp() the lowest lane of the group adds popc(peers) to the count;
