@@ -52,13 +52,13 @@ TEST_CASE("blocks that wait for their predecessor's flag make progress when the 
 
 TEST_CASE("a block that waits for a block not started is reported as a deadlock at the spin, not a time-out",
           "[emu][spin]") {
-    ResetDevice reset;
-    course_emu::set_time_budget(30);  // the report must come long before the budget
-    course_emu::set_workers(2);
-    course_emu::set_schedule({course_emu::Schedule::Kind::reverse, 0});
     const unsigned blocks = 16;
     course::DeviceBuffer<int> flags(std::vector<int>(blocks, 0));
     course::DeviceBuffer<int> values(std::vector<int>(blocks, 0));
+    ResetDevice reset;  // declared after the buffers: the device is reset before they are freed
+    course_emu::set_time_budget(30);  // the report must come long before the budget
+    course_emu::set_workers(2);
+    course_emu::set_schedule({course_emu::Schedule::Kind::reverse, 0});
     const auto start = std::chrono::steady_clock::now();
     emu_spin_test::launch_chain_by_block_index(blocks, flags.data(), values.data());
     const cudaError_t error = cudaDeviceSynchronize();
@@ -85,9 +85,9 @@ TEST_CASE("the same chain with blockIdx.x runs when the blocks start in order", 
 }
 
 TEST_CASE("a spin on a flag that no thread sets is reported as a deadlock with its line", "[emu][spin]") {
+    course::DeviceBuffer<int> flag(std::vector<int>{0});
     ResetDevice reset;
     course_emu::set_time_budget(30);
-    course::DeviceBuffer<int> flag(std::vector<int>{0});
     emu_spin_test::launch_lonely_spin(flag.data());
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
     const std::string report = course_emu::last_fault_report();
