@@ -22,7 +22,7 @@ namespace lesson15 {
 
 namespace {
 
-constexpr unsigned kFullMask = 0xffffffffu;
+[[maybe_unused]] constexpr unsigned kFullMask = 0xffffffffu;
 
 // ---------------------------------------------------------------- stage 1: the warp
 
@@ -61,7 +61,7 @@ constexpr unsigned kBlockScanThreads = kBlockSegment / 2;  // two elements per t
 
 // One block of 512 threads scans one segment of 1024 elements.
 __global__ void block_scan_kernel(const int* in, int* out, std::size_t n) {
-    __shared__ int tile[kBlockSegment];
+    // TODO 0: the segment in shared memory: __shared__ int tile[kBlockSegment];
     // TODO 1: load the segment (elements blockIdx.x * 1024 + k) into tile[],
     // 0 past the end of the array; thread t loads k = t and k = t + 512.
     // TODO 2: the up-sweep: for offset = 1, 2, 4, ... 512, threads
@@ -73,7 +73,6 @@ __global__ void block_scan_kernel(const int* in, int* out, std::size_t n) {
     // right = left + offset): left takes right's value, right adds left's
     // old value. A __syncthreads() before each level.
     // TODO 5: a barrier, then write the elements that exist to out[].
-    (void)tile;
     (void)in;
     (void)out;
     (void)n;
@@ -83,7 +82,7 @@ __global__ void block_scan_kernel(const int* in, int* out, std::size_t n) {
 
 // A tile: 256 threads x 16 consecutive elements = 4096 elements.
 constexpr unsigned kThreads = 256;
-constexpr unsigned kWarps = kThreads / 32;
+[[maybe_unused]] constexpr unsigned kWarps = kThreads / 32;
 constexpr unsigned kItems = 16;
 constexpr std::size_t kTileItems = std::size_t{kThreads} * kItems;
 static_assert(kTileItems >= kMinTileItems, "the workspace is sized for tiles of at least kMinTileItems");
@@ -214,9 +213,9 @@ void reduce_then_scan(const T* in, T* out, std::size_t n, void* workspace) {
 
 // ---------------------------------------------------------------- stage 4: single pass, decoupled look-back
 
-constexpr int kInvalid = 0;    // the tile has published nothing yet
-constexpr int kAggregate = 1;  // its own sum is published
-constexpr int kPrefix = 2;     // its inclusive prefix is published
+[[maybe_unused]] constexpr int kInvalid = 0;    // the tile has published nothing yet
+[[maybe_unused]] constexpr int kAggregate = 1;  // its own sum is published
+[[maybe_unused]] constexpr int kPrefix = 2;     // its inclusive prefix is published
 
 using DeviceFlag = cuda::atomic_ref<int, cuda::thread_scope_device>;
 
