@@ -255,62 +255,82 @@ void reduce_then_scan(const T* in, T* out, std::size_t n, void* workspace) {
 
 // A tile's status: nothing published yet, its own sum (the aggregate), or
 // its inclusive prefix (the sum of every element up to its end).
-constexpr int kInvalid = 0;
-constexpr int kAggregate = 1;
-constexpr int kPrefix = 2;
+constexpr unsigned kInvalid = 0;
+constexpr unsigned kAggregate = 1;
+constexpr unsigned kPrefix = 2;
 
-using DeviceFlag = cuda::atomic_ref<int, cuda::thread_scope_device>;
+// A tile's status and its value share one 8-byte word: the status in the
+// high 32 bits, the value's bits (int or float) in the low 32. One store
+// publishes both at once and one load reads both, so a reader can never see
+// a status with a value not yet written, and no fence is needed between
+// them. (With a flag and a value in two words, the writer must store the
+// value, then the flag with release order, and the reader load the flag
+// with acquire order before the value: the lesson text explains it. The
+// fences that takes cost time at every tile, and each look-back step two
+// dependent loads.)
+using StatusWord = unsigned long long;
+using DeviceWord = cuda::atomic_ref<StatusWord, cuda::thread_scope_device>;
 
-// The workspace: a tile counter in the 256-byte header, then per tile a
-// flag, an aggregate and an inclusive prefix (separate arrays, so that a
-// reader who saw "aggregate" still reads the aggregate if the prefix lands
-// meanwhile).
+__device__ unsigned value_bits(int value) { return static_cast<unsigned>(value); }
+__device__ unsigned value_bits(float value) { return __float_as_uint(value); }
+__device__ void from_bits(unsigned bits, int& value) { value = static_cast<int>(bits); }
+__device__ void from_bits(unsigned bits, float& value) { value = __uint_as_float(bits); }
+
 template <class T>
-struct TileStatus {
-    unsigned* counter;
-    int* flags;
-    T* aggregates;
-    T* prefixes;
-};
-
-template <class T>
-TileStatus<T> tile_status(void* workspace, std::size_t tiles) {
-    char* base = static_cast<char*>(workspace);
-    return {reinterpret_cast<unsigned*>(base), reinterpret_cast<int*>(base + 256),
-            reinterpret_cast<T*>(base + 256 + tiles * 4), reinterpret_cast<T*>(base + 256 + tiles * 8)};
+__device__ StatusWord pack(unsigned state, T value) {
+    return static_cast<StatusWord>(state) << 32 | value_bits(value);
 }
 
-// Publishes `value` with status `state`: the value is written first, then
-// the flag with release order, which makes the value visible to any thread
-// that reads the flag with acquire order (the same as writing the value,
-// __threadfence(), then the flag). Without it another SM could see the flag
-// and read an old value.
 template <class T>
-__device__ void publish(int& flag, T& slot, T value, int state) {
-    slot = value;
-    DeviceFlag(flag).store(state, cuda::memory_order_release);
+__device__ T unpack_value(StatusWord word) {
+    T value;
+    from_bits(static_cast<unsigned>(word), value);
+    return value;
+}
+
+__device__ unsigned unpack_state(StatusWord word) { return static_cast<unsigned>(word >> 32); }
+
+// The workspace: a tile counter in the 256-byte header, then a status word per tile.
+struct TileStatus {
+    unsigned* counter;
+    StatusWord* words;
+};
+
+TileStatus tile_status(void* workspace) {
+    char* base = static_cast<char*>(workspace);
+    return {reinterpret_cast<unsigned*>(base), reinterpret_cast<StatusWord*>(base + 256)};
+}
+
+// Publishes `value` with status `state` for `tile`, in one relaxed atomic
+// store: the word carries everything a reader needs.
+template <class T>
+__device__ void publish(const TileStatus& status, unsigned tile, unsigned state, T value) {
+    DeviceWord(status.words[tile]).store(pack(state, value), cuda::memory_order_relaxed);
 }
 
 // Warp 0 looks back over the tiles before `tile`, 32 at a time (lane i at
 // tile - 1 - i, then 32 further back ...), adding aggregates until it meets
 // a tile with its prefix published; returns the sum of everything before `tile`.
 template <class T>
-__device__ T look_back(const TileStatus<T>& status, unsigned tile) {
+__device__ T look_back(const TileStatus& status, unsigned tile) {
     const unsigned lane = threadIdx.x % 32;
     T exclusive = T(0);
     long long nearest = static_cast<long long>(tile) - 1;
     for (;;) {
         const long long predecessor = nearest - lane;
-        int state = kPrefix;  // before tile 0: a prefix of 0
+        unsigned state = kPrefix;  // before tile 0: a prefix of 0
         T value = T(0);
         if (predecessor >= 0) {
             // Spin until that tile has published something. It started
             // before us (its index came first from the counter), so it is
-            // running and will publish: the wait ends.
-            DeviceFlag flag(status.flags[predecessor]);
-            while ((state = flag.load(cuda::memory_order_acquire)) == kInvalid) {
+            // running and will publish: the wait ends. An atomic load, never
+            // a plain one, which the compiler could hoist out of the loop.
+            DeviceWord word(status.words[predecessor]);
+            StatusWord seen;
+            while (unpack_state(seen = word.load(cuda::memory_order_relaxed)) == kInvalid) {
             }
-            value = state == kPrefix ? status.prefixes[predecessor] : status.aggregates[predecessor];
+            state = unpack_state(seen);
+            value = unpack_value<T>(seen);
         }
         // The nearest lane holding a prefix ends the look-back: add the
         // values of the lanes up to it, and no further (farther tiles are
@@ -327,7 +347,7 @@ __device__ T look_back(const TileStatus<T>& status, unsigned tile) {
 
 template <class T>
 __global__ void __launch_bounds__(kThreads) single_pass_kernel(const T* in, T* out, std::size_t n,
-                                                               TileStatus<T> status) {
+                                                               TileStatus status) {
     __shared__ T warp_totals[kWarps];
     __shared__ unsigned tile_index;
     __shared__ T tile_prefix;
@@ -349,13 +369,13 @@ __global__ void __launch_bounds__(kThreads) single_pass_kernel(const T* in, T* o
     if (threadIdx.x < 32) {
         T prefix = T(0);
         if (tile == 0) {
-            if (threadIdx.x == 0) publish(status.flags[0], status.prefixes[0], aggregate, kPrefix);
+            if (threadIdx.x == 0) publish(status, 0, kPrefix, aggregate);
         } else {
             // The aggregate first, at once: a later tile can use it without
             // waiting for this tile's own look-back.
-            if (threadIdx.x == 0) publish(status.flags[tile], status.aggregates[tile], aggregate, kAggregate);
-            prefix = look_back(status, tile);
-            if (threadIdx.x == 0) publish(status.flags[tile], status.prefixes[tile], prefix + aggregate, kPrefix);
+            if (threadIdx.x == 0) publish(status, tile, kAggregate, aggregate);
+            prefix = look_back<T>(status, tile);
+            if (threadIdx.x == 0) publish(status, tile, kPrefix, prefix + aggregate);
         }
         if (threadIdx.x == 0) tile_prefix = prefix;
     }
@@ -367,9 +387,9 @@ template <class T>
 void single_pass(const T* in, T* out, std::size_t n, void* workspace) {
     if (n == 0) return;
     const std::size_t tiles = tile_count(n);
-    // The counter and the flags must start at 0; the values need not.
-    COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, 256 + tiles * 4));
-    single_pass_kernel<<<static_cast<unsigned>(tiles), kThreads>>>(in, out, n, tile_status<T>(workspace, tiles));
+    // The counter and every status word must start at 0 (kInvalid).
+    COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, 256 + tiles * sizeof(StatusWord)));
+    single_pass_kernel<<<static_cast<unsigned>(tiles), kThreads>>>(in, out, n, tile_status(workspace));
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -213,52 +213,69 @@ void reduce_then_scan(const T* in, T* out, std::size_t n, void* workspace) {
 
 // ---------------------------------------------------------------- stage 4: single pass, decoupled look-back
 
-[[maybe_unused]] constexpr int kInvalid = 0;    // the tile has published nothing yet
-[[maybe_unused]] constexpr int kAggregate = 1;  // its own sum is published
-[[maybe_unused]] constexpr int kPrefix = 2;     // its inclusive prefix is published
+[[maybe_unused]] constexpr unsigned kInvalid = 0;    // the tile has published nothing yet
+[[maybe_unused]] constexpr unsigned kAggregate = 1;  // its own sum is published
+[[maybe_unused]] constexpr unsigned kPrefix = 2;     // its inclusive prefix is published
 
-using DeviceFlag = cuda::atomic_ref<int, cuda::thread_scope_device>;
+// Given: a tile's status and its value share one 8-byte word (the status in
+// the high 32 bits, the value's bits in the low 32), so one atomic store
+// publishes both and one atomic load reads both: no fence is needed between
+// a flag and its value (the lesson text explains the two-word version).
+using StatusWord = unsigned long long;
+using DeviceWord = cuda::atomic_ref<StatusWord, cuda::thread_scope_device>;
 
-// Given: the workspace's layout. A tile counter in the 256-byte header, then
-// per tile a flag, an aggregate and an inclusive prefix.
+[[maybe_unused]] __device__ unsigned value_bits(int value) { return static_cast<unsigned>(value); }
+[[maybe_unused]] __device__ unsigned value_bits(float value) { return __float_as_uint(value); }
+[[maybe_unused]] __device__ void from_bits(unsigned bits, int& value) { value = static_cast<int>(bits); }
+[[maybe_unused]] __device__ void from_bits(unsigned bits, float& value) { value = __uint_as_float(bits); }
+
 template <class T>
-struct TileStatus {
-    unsigned* counter;
-    int* flags;
-    T* aggregates;
-    T* prefixes;
-};
-
-template <class T>
-TileStatus<T> tile_status(void* workspace, std::size_t tiles) {
-    char* base = static_cast<char*>(workspace);
-    return {reinterpret_cast<unsigned*>(base), reinterpret_cast<int*>(base + 256),
-            reinterpret_cast<T*>(base + 256 + tiles * 4), reinterpret_cast<T*>(base + 256 + tiles * 8)};
+__device__ StatusWord pack(unsigned state, T value) {
+    return static_cast<StatusWord>(state) << 32 | value_bits(value);
 }
 
-// Publishes `value` with status `state`: the value first, then the flag.
 template <class T>
-__device__ void publish(int& flag, T& slot, T value, int state) {
-    // TODO: write the value, then store the flag with
-    // DeviceFlag(flag).store(state, cuda::memory_order_release): the release
-    // makes the value visible to whoever reads the flag with acquire order.
-    (void)flag;
-    (void)slot;
-    (void)value;
+__device__ T unpack_value(StatusWord word) {
+    T value;
+    from_bits(static_cast<unsigned>(word), value);
+    return value;
+}
+
+[[maybe_unused]] __device__ unsigned unpack_state(StatusWord word) { return static_cast<unsigned>(word >> 32); }
+
+// Given: the workspace: a tile counter in the 256-byte header, then a status word per tile.
+struct TileStatus {
+    unsigned* counter;
+    StatusWord* words;
+};
+
+[[maybe_unused]] TileStatus tile_status(void* workspace) {
+    char* base = static_cast<char*>(workspace);
+    return {reinterpret_cast<unsigned*>(base), reinterpret_cast<StatusWord*>(base + 256)};
+}
+
+// Publishes `value` with status `state` for `tile`.
+template <class T>
+__device__ void publish(const TileStatus& status, unsigned tile, unsigned state, T value) {
+    // TODO: one store of the packed word:
+    // DeviceWord(status.words[tile]).store(pack(state, value), cuda::memory_order_relaxed).
+    (void)status;
+    (void)tile;
     (void)state;
+    (void)value;
 }
 
 // Warp 0 returns the sum of every element before `tile`, looking back over
 // the tiles before it, 32 at a time.
 template <class T>
-__device__ T look_back(const TileStatus<T>& status, unsigned tile) {
+__device__ T look_back(const TileStatus& status, unsigned tile) {
     // TODO: lane i looks at tile (nearest - i), nearest starting at tile - 1
-    // (a lane before tile 0 counts as a prefix of 0). Spin until its flag is
-    // not kInvalid (DeviceFlag(...).load(cuda::memory_order_acquire)), then
-    // read the prefix or the aggregate as the flag says. __ballot_sync which
-    // lanes hold a prefix; add the values of the lanes up to the nearest such
-    // lane (all 32 if none), reduce them over the warp with shuffles; stop if
-    // a prefix was found, else look 32 tiles further back.
+    // (a lane before tile 0 counts as a prefix of 0). Spin until its word's
+    // state is not kInvalid (DeviceWord(...).load(cuda::memory_order_relaxed):
+    // an atomic load, never a plain one), then take its state and value.
+    // __ballot_sync which lanes hold a prefix; add the values of the lanes up
+    // to the nearest such lane (all 32 if none), reduce them over the warp
+    // with shuffles; stop if a prefix was found, else look 32 tiles further back.
     (void)status;
     (void)tile;
     return T(0);
@@ -266,7 +283,7 @@ __device__ T look_back(const TileStatus<T>& status, unsigned tile) {
 
 template <class T>
 __global__ void __launch_bounds__(kThreads) single_pass_kernel(const T* in, T* out, std::size_t n,
-                                                               TileStatus<T> status) {
+                                                               TileStatus status) {
     __shared__ T warp_totals[kWarps];
     __shared__ unsigned tile_index;
     __shared__ T tile_prefix;
@@ -291,9 +308,10 @@ template <class T>
 void single_pass(const T* in, T* out, std::size_t n, void* workspace) {
     if (n == 0) return;
     const std::size_t tiles = tile_count(n);
-    // TODO: clear the counter and the flags (cudaMemsetAsync of the first
-    // 256 + tiles * 4 bytes of the workspace), launch single_pass_kernel
-    // (tiles blocks of kThreads) with tile_status<T>(workspace, tiles), check.
+    // TODO: clear the counter and the status words (cudaMemsetAsync of the
+    // first 256 + tiles * sizeof(StatusWord) bytes of the workspace), launch
+    // single_pass_kernel (tiles blocks of kThreads) with
+    // tile_status(workspace), check.
     (void)in;
     (void)out;
     (void)tiles;
