@@ -96,7 +96,7 @@ course::Comparison check_int_scan(const std::vector<int>& in, const std::vector<
         out << "\n  likely cause: out[" << first
             << "] is 0, as if a new scan started there: the sum of everything before that point (the "
                "carry of the tiles before it: pass 2's scanned tile sum, or the look-back's prefix) is not added.";
-    } else {
+    } else if (cmp.message.find("likely cause") == std::string::npos) {
         out << "\n  (an element is wrong under some schedules only? then threads race: a __syncthreads() "
                "is missing between a step that writes shared memory and the next that reads it.)";
     }
