@@ -34,6 +34,7 @@ std::vector<int> expected_chain(unsigned blocks) {
 
 TEST_CASE("blocks that wait for their predecessor's flag make progress when the place comes from a counter",
           "[emu][spin]") {
+    ResetDevice reset;  // restores the workers and the schedule, also when a check throws
     const unsigned blocks = 40;
     for (const unsigned workers : {1u, 2u, 4u}) {
         CAPTURE(workers);
@@ -47,7 +48,6 @@ TEST_CASE("blocks that wait for their predecessor's flag make progress when the 
             CHECK(values.download() == expected_chain(blocks));
         });
     }
-    course_emu::set_workers(0);
 }
 
 TEST_CASE("a block that waits for a block not started is reported as a deadlock at the spin, not a time-out",
