@@ -36,15 +36,15 @@ inline constexpr unsigned kWarpSegment = 32;
 inline constexpr unsigned kBlockSegment = 1024;
 
 /// @brief The smallest tile (elements per block) a device-wide scan may use:
-/// scan_workspace_bytes() gives room for one status flag and two values per
-/// tile of this size, plus a counter.
+/// scan_workspace_bytes() gives 16 bytes per tile of this size, plus a
+/// 256-byte header for a counter.
 inline constexpr std::size_t kMinTileItems = 256;
 
 /// @brief The bytes of workspace the device-wide scans need for `n`
 /// elements: a 256-byte header (the tile counter, and room to align) and 16
-/// bytes per kMinTileItems elements (a flag and two 4-byte values per tile,
-/// 4 bytes to spare). The caller allocates it with cudaMalloc; its contents
-/// on entry are anything (the tests fill it with garbage).
+/// bytes per kMinTileItems elements (room for a status word and more per
+/// tile, or a tile sum). The caller allocates it with cudaMalloc; its
+/// contents on entry are anything (the tests fill it with garbage).
 inline constexpr std::size_t scan_workspace_bytes(std::size_t n) {
     return 256 + (n + kMinTileItems - 1) / kMinTileItems * 16;
 }
@@ -86,7 +86,15 @@ void launch_block_scan(const int* in, int* out, std::size_t n);
 /// @param n         number of elements, below 2^31.
 /// @param workspace device pointer to scan_workspace_bytes(n) bytes of any content.
 void exclusive_scan_reduce_then_scan(const int* in, int* out, std::size_t n, void* workspace);
-/// @copydoc exclusive_scan_reduce_then_scan(const int*, int*, std::size_t, void*)
+/// @brief The same reduce-then-scan for floats: `out[i]` within the lesson's
+/// rounding bound of the exact in[0] + ... + in[i - 1] (the order of the
+/// additions is the algorithm's: serial within a thread, trees across lanes
+/// and warps, one addition per tile for the carry).
+///
+/// @param in        device pointer to n floats (may be null when n = 0).
+/// @param out       device pointer to n floats: the exclusive scan, `out[0]` = 0.
+/// @param n         number of elements, below 2^31.
+/// @param workspace device pointer to scan_workspace_bytes(n) bytes of any content.
 void exclusive_scan_reduce_then_scan(const float* in, float* out, std::size_t n, void* workspace);
 
 /// @brief Stage 4: the same scan in one pass, with decoupled look-back:
@@ -107,7 +115,15 @@ void exclusive_scan_reduce_then_scan(const float* in, float* out, std::size_t n,
 /// @param workspace device pointer to scan_workspace_bytes(n) bytes of any content:
 ///                  the launcher clears what it uses (cudaMemsetAsync) before its kernel.
 void exclusive_scan_single_pass(const int* in, int* out, std::size_t n, void* workspace);
-/// @copydoc exclusive_scan_single_pass(const int*, int*, std::size_t, void*)
+/// @brief The same single-pass scan for floats: `out[i]` within the lesson's
+/// rounding bound of the exact in[0] + ... + in[i - 1]. A tile's status word
+/// holds the float's bits.
+///
+/// @param in        device pointer to n floats (may be null when n = 0).
+/// @param out       device pointer to n floats: the exclusive scan, `out[0]` = 0.
+/// @param n         number of elements, below 2^31.
+/// @param workspace device pointer to scan_workspace_bytes(n) bytes of any content:
+///                  the launcher clears what it uses (cudaMemsetAsync) before its kernel.
 void exclusive_scan_single_pass(const float* in, float* out, std::size_t n, void* workspace);
 
 }  // namespace lesson15
