@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -142,6 +143,8 @@ struct ThreadSlot {
     int barrier_result = 0;
     unsigned long long warp_result = 0;
     bool yielded = false;  // waits in the ready queue after an atomic's scheduling point
+    const void* spin_address = nullptr;  // the last spin_read(): a turn of a spin-wait repeats it
+    unsigned long long spin_value = 0;
 };
 
 struct Runner {
@@ -324,6 +327,7 @@ public:
             grid_.record_fault(f.code, f.file, f.line, f.what, f.ctx != nullptr ? *f.ctx : slots_[0].ctx, f.details);
         }
         stop_waiting_runners();
+        progress();
         t_block = nullptr;
     }
 
@@ -332,6 +336,7 @@ public:
     int barrier(const char* file, int line, BarrierKind kind, int predicate) {
         RuntimeSection section(t_runner);
         ThreadSlot& me = *t_runner->current;
+        progress();
         if (exited_ > 0) {
             thread_fault(cudaErrorLaunchFailure, file, line,
                          "barrier divergence: this thread reached __syncthreads() but " + std::to_string(exited_) +
@@ -381,6 +386,7 @@ public:
                             int width) {
         RuntimeSection section(t_runner);
         ThreadSlot& me = *t_runner->current;
+        progress();
         const unsigned lane = me.linear % 32;
         const unsigned warp_index = me.linear / 32;
         const unsigned lanes_here = std::min(32u, n_ - warp_index * 32);
@@ -448,6 +454,54 @@ public:
         suspend();
     }
 
+    // Spin-waits. A thread that reads the value it read last time at the same
+    // address (an atomic load, atomicAdd(p, 0), a failed CAS) may be spinning
+    // on a flag; every other event of the block (a barrier, a collective, a
+    // write, an exit, a new value read) is progress. After enough repeated
+    // reads in a row, more than every live thread taking a turn, the block is
+    // stalled: its threads only wait. When every worker's block is stalled
+    // for a while, no thread of the grid can set what they wait for (blocks
+    // not started cannot start: every worker is busy), and that is reported
+    // as a deadlock at the spinning line instead of waiting for the time budget.
+    void spin_read(const char* file, int line, const void* address, unsigned long long value) {
+        RuntimeSection section(t_runner);
+        ThreadSlot& me = *t_runner->current;
+        if (address != me.spin_address || value != me.spin_value) {
+            me.spin_address = address;
+            me.spin_value = value;
+            progress();
+            return;
+        }
+        me.wait_file = file;
+        me.wait_line = line;
+        if (++quiet_spins_ < 4 * (n_ - done_) + 64) return;
+        if (!stalled_) {
+            stalled_ = true;
+            all_stalled_ = false;
+            grid_.stalled_workers.fetch_add(1);
+        }
+        if (grid_.stalled_workers.load() < grid_.active_workers.load()) {
+            all_stalled_ = false;
+            return;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (!all_stalled_) {
+            all_stalled_ = true;
+            all_stalled_since_ = now;
+        } else if (now - all_stalled_since_ > std::chrono::milliseconds(100)) {
+            spin_deadlock(file, line);
+        }
+    }
+
+    // The running block did something other than spin.
+    void progress() {
+        quiet_spins_ = 0;
+        if (stalled_) {
+            stalled_ = false;
+            grid_.stalled_workers.fetch_sub(1);
+        }
+    }
+
     // A fault that the signal handler found in the thread running now.
     void fault_from_signal(cudaError_t code, const char* what) {
         pending_signal_fault_ = true;
@@ -459,6 +513,25 @@ public:
     bool stopping() const { return stopping_; }
 
 private:
+    [[noreturn]] void spin_deadlock(const char* file, int line) {
+        const unsigned long long started = std::min(grid_.next_block.load(), grid_.block_count);
+        const unsigned long long waiting = grid_.block_count - started;
+        std::string what =
+            "deadlock: this thread spins on a value that no running thread will change (it read the same value "
+            "again and again, and every running block is only waiting too)";
+        if (waiting > 0) {
+            what += "; " + std::to_string(waiting) + " block(s) of the grid have not started, and cannot while the "
+                    "running ones wait: the emulator runs " + std::to_string(grid_.active_workers.load()) +
+                    " block(s) at a time (COURSE_EMU_WORKERS), and a GPU too starts blocks in no promised order and "
+                    "only as many as fit. Does a block wait on a block that has not started, such as a look-back "
+                    "that waits on tile blockIdx.x - 1? Take the tile index from an atomic counter instead: a block "
+                    "then only waits on blocks that started before it";
+        } else {
+            what += ": is the flag it waits for ever set, by a block that runs?";
+        }
+        thread_fault(cudaErrorLaunchFailure, file, line, what);
+    }
+
     [[noreturn]] void thread_fault(cudaError_t code, const char* file, int line, const std::string& what) {
         grid_.record_fault(code, file, line, what, t_runner->current->ctx, where_threads_are(t_runner->current));
         throw StopSignal{};
@@ -558,6 +631,7 @@ private:
         s.state = ThreadSlot::State::done;
         ++exited_;
         ++done_;
+        progress();
         if (!stopping_) check_exit(s);
     }
 
@@ -726,6 +800,10 @@ private:
     bool barrier_all_ = true;
     bool barrier_any_ = false;
     bool pending_signal_fault_ = false;
+    unsigned quiet_spins_ = 0;  // spin_read()s in a row that read the same value again
+    bool stalled_ = false;      // counted in grid_.stalled_workers
+    bool all_stalled_ = false;  // every worker seen stalled since all_stalled_since_
+    std::chrono::steady_clock::time_point all_stalled_since_{};
     cudaError_t pending_signal_code_ = cudaSuccess;
     const char* pending_signal_what_ = "";
 };
@@ -861,6 +939,16 @@ void run_block(GridRun& grid, unsigned long long flat_block) {
 
 void atomic_scheduling_point() {
     if (t_block != nullptr && t_runner != nullptr && t_runner->current != nullptr) t_block->yield();
+}
+
+void spin_read(const char* file, int line, const void* address, unsigned long long value) {
+    if (t_block != nullptr && t_runner != nullptr && t_runner->current != nullptr) {
+        t_block->spin_read(file, line, address, value);
+    }
+}
+
+void memory_written() {
+    if (t_block != nullptr && t_runner != nullptr && t_runner->current != nullptr) t_block->progress();
 }
 
 }  // namespace course_emu::detail

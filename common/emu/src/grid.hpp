@@ -51,6 +51,10 @@ struct GridRun {
     std::atomic<unsigned long long> next_block{0};
     std::atomic<bool> faulted{false};
     std::atomic<bool> over_time{false};  // set by the watchdog past COURSE_EMU_TIMEOUT
+    // Spin-waits (block.cpp): workers running blocks, and those whose block only
+    // spins. All of them stalled: no thread can set what the spinners wait for.
+    std::atomic<unsigned> active_workers{0};
+    std::atomic<unsigned> stalled_workers{0};
     std::mutex fault_mutex;
     std::string fault_report;
     cudaError_t fault_code = cudaSuccess;

@@ -190,11 +190,13 @@ void GridRun::work() {
         workers.push_back(pthread_self());
     }
     const Order block_order(schedule, block_count, 0);
+    active_workers.fetch_add(1);
     for (;;) {
         const unsigned long long i = next_block.fetch_add(1, std::memory_order_relaxed);
         if (i >= block_count || faulted.load(std::memory_order_relaxed)) break;
         run_block(*this, block_order[i]);
     }
+    active_workers.fetch_sub(1);
     std::lock_guard lock(workers_mutex);
     workers.erase(std::find(workers.begin(), workers.end(), pthread_self()));
 }

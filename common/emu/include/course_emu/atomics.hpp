@@ -85,13 +85,43 @@ inline void count_atomic(AtomicKind kind) {
     g_atomic_counts[static_cast<unsigned>(kind)].value.fetch_add(1, std::memory_order_relaxed);
 }
 
+/// @brief Where an atomic function was called: the student's file and line,
+/// taken by the functions' default arguments (`__builtin_FILE()`), which the
+/// translator's `#line` directives make the `.cu` file's.
+struct CallSite {
+    const char* file = "";
+    int line = 0;
+};
+
+/// @brief The bits of an atomic's value, for spin_read() to compare turns.
+template <class T>
+unsigned long long value_bits(T value) {
+    static_assert(sizeof(T) <= 8);
+    unsigned long long bits = 0;
+    __builtin_memcpy(&bits, &value, sizeof(T));
+    return bits;
+}
+
+/// @brief Tells the scheduler what an atomic did: wrote memory, or only read
+/// it (then it may be one turn of a spin-wait at `site`).
+template <class T>
+void after_atomic(bool wrote, CallSite site, const T* address, T old) {
+    if (wrote) {
+        memory_written();
+    } else {
+        spin_read(site.file, site.line, address, value_bits(old));
+    }
+}
+
 /// @brief One std::atomic_ref operation (`fetch(ref)` returns the old
 /// value), with the checks, the scheduling point and the count around it.
 template <class T, class Fetch>
-T atomic_fetch(const char* function, AtomicKind kind, T* address, Fetch fetch) {
+T atomic_fetch(const char* function, AtomicKind kind, T* address, Fetch fetch, bool writes = true,
+               CallSite site = {}) {
     std::atomic_ref<T> ref = atomic_at(function, address);
     const T old = fetch(ref);
     count_atomic(kind);
+    after_atomic(writes, site, address, old);
     return old;
 }
 
@@ -104,6 +134,7 @@ T atomic_update(const char* function, AtomicKind kind, T* address, Next next) {
     while (!ref.compare_exchange_weak(old, next(old))) {
     }
     count_atomic(kind);
+    memory_written();
     return old;
 }
 
@@ -116,6 +147,7 @@ T atomic_extremum(const char* function, AtomicKind kind, T* address, T val, Bett
     while (better(val, old) && !ref.compare_exchange_weak(old, val)) {
     }
     count_atomic(kind);
+    memory_written();
     return old;
 }
 
@@ -124,6 +156,10 @@ T atomic_extremum(const char* function, AtomicKind kind, T* address, T val, Bett
 
 // CUDA's atomic functions, in the global namespace with CUDA's signatures
 // and results: each returns the value `*address` held before the operation.
+// Those that can leave memory unchanged (atomicAdd(p, 0), atomicOr(p, 0), a
+// failed atomicCAS ...) take the caller's file and line as default
+// arguments: such a call only reads, and a loop of them waiting for a value
+// is a spin-wait that the scheduler must see (scheduling.hpp, spin_read).
 // One template per function stands for CUDA's overloads: `T` is taken from
 // the pointer alone and must be one of the types CUDA provides, and the
 // other arguments convert to it as they would to an overload's parameters.
@@ -136,17 +172,19 @@ concept one_of = (std::is_same_v<T, Types> || ...);
 /// @brief `*address += val` (int, unsigned int, unsigned long long, float, double); returns the old value.
 template <class T>
     requires course_emu::detail::one_of<T, int, unsigned int, unsigned long long int, float, double>
-T atomicAdd(T* address, std::type_identity_t<T> val) {
+T atomicAdd(T* address, std::type_identity_t<T> val, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     return course_emu::detail::atomic_fetch("atomicAdd", course_emu::detail::AtomicKind::add, address,
-                                            [val](auto& ref) { return ref.fetch_add(val); });
+                                            [val](auto& ref) { return ref.fetch_add(val); }, val != T(0),
+                                            {file, line});
 }
 
 /// @brief `*address -= val` (int, unsigned int); returns the old value.
 template <class T>
     requires course_emu::detail::one_of<T, int, unsigned int>
-T atomicSub(T* address, std::type_identity_t<T> val) {
+T atomicSub(T* address, std::type_identity_t<T> val, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     return course_emu::detail::atomic_fetch("atomicSub", course_emu::detail::AtomicKind::sub, address,
-                                            [val](auto& ref) { return ref.fetch_sub(val); });
+                                            [val](auto& ref) { return ref.fetch_sub(val); }, val != T(0),
+                                            {file, line});
 }
 
 /// @brief `*address = val` (int, unsigned int, unsigned long long, float); returns the old value.
@@ -191,25 +229,28 @@ inline unsigned int atomicDec(unsigned int* address, unsigned int val) {
 /// @brief `*address &= val` (int, unsigned int, unsigned long long); returns the old value.
 template <class T>
     requires course_emu::detail::one_of<T, int, unsigned int, unsigned long long int>
-T atomicAnd(T* address, std::type_identity_t<T> val) {
+T atomicAnd(T* address, std::type_identity_t<T> val, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     return course_emu::detail::atomic_fetch("atomicAnd", course_emu::detail::AtomicKind::and_, address,
-                                            [val](auto& ref) { return ref.fetch_and(val); });
+                                            [val](auto& ref) { return ref.fetch_and(val); }, val != static_cast<T>(~T(0)),
+                                            {file, line});
 }
 
 /// @brief `*address |= val` (int, unsigned int, unsigned long long); returns the old value.
 template <class T>
     requires course_emu::detail::one_of<T, int, unsigned int, unsigned long long int>
-T atomicOr(T* address, std::type_identity_t<T> val) {
+T atomicOr(T* address, std::type_identity_t<T> val, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     return course_emu::detail::atomic_fetch("atomicOr", course_emu::detail::AtomicKind::or_, address,
-                                            [val](auto& ref) { return ref.fetch_or(val); });
+                                            [val](auto& ref) { return ref.fetch_or(val); }, val != T(0),
+                                            {file, line});
 }
 
 /// @brief `*address ^= val` (int, unsigned int, unsigned long long); returns the old value.
 template <class T>
     requires course_emu::detail::one_of<T, int, unsigned int, unsigned long long int>
-T atomicXor(T* address, std::type_identity_t<T> val) {
+T atomicXor(T* address, std::type_identity_t<T> val, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     return course_emu::detail::atomic_fetch("atomicXor", course_emu::detail::AtomicKind::xor_, address,
-                                            [val](auto& ref) { return ref.fetch_xor(val); });
+                                            [val](auto& ref) { return ref.fetch_xor(val); }, val != T(0),
+                                            {file, line});
 }
 
 /// @brief `*address = (old == compare) ? val : old` (unsigned short, int,
@@ -217,11 +258,13 @@ T atomicXor(T* address, std::type_identity_t<T> val) {
 /// happened exactly when the result equals `compare`.
 template <class T>
     requires course_emu::detail::one_of<T, unsigned short int, int, unsigned int, unsigned long long int>
-T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identity_t<T> val) {
-    return course_emu::detail::atomic_fetch("atomicCAS", course_emu::detail::AtomicKind::cas, address,
-                                            [compare, val](auto& ref) {
-                                                T old = compare;
-                                                ref.compare_exchange_strong(old, val);
-                                                return old;
-                                            });
+T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identity_t<T> val,
+            const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    std::atomic_ref<T> ref = course_emu::detail::atomic_at("atomicCAS", address);
+    T old = compare;
+    const bool swapped = ref.compare_exchange_strong(old, val);
+    course_emu::detail::count_atomic(course_emu::detail::AtomicKind::cas);
+    // A failed compare-and-swap only read: perhaps a turn of a spin-wait.
+    course_emu::detail::after_atomic(swapped, {file, line}, address, old);
+    return old;
 }
