@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstddef>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -216,6 +217,8 @@ TEST_CASE("jacobi runs the sweeps in one cooperative kernel and matches the CPU'
                     ctx.hint_if_untouched = iterations % 2 == 1 ? "After an odd number of sweeps the last iterate "
                                                                   "is in scratch: is it copied back into u?"
                                                                 : "";
+                    INFO("where only some points differ, a sweep read neighbours of another sweep: a grid.sync() "
+                         "after every sweep, and two buffers (a sweep must not write the array it reads)?");
                     COURSE_REQUIRE_MATCH(course::compare(
                         expected, u.download(),
                         [&](std::size_t, float e, float g) { return std::fabs(e - g) <= tolerance; }, ctx));
