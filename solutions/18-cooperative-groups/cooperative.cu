@@ -19,6 +19,7 @@
 #include <cooperative_groups/reduce.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <cuda_runtime.h>
@@ -86,6 +87,27 @@ __device__ int block_sum(const cg::thread_block& block, int value) {
     return total;
 }
 
+// This thread's grid-stride share of the sum. cudaMalloc'd inputs are
+// 16-byte aligned: then the body is read as int4, four ints per load (as in
+// lesson 06), which keeps four times as many bytes in flight per thread as
+// int loads, and the n % 4 last elements one by one.
+__device__ int grid_stride_share(const int* in, std::size_t n, const cg::grid_group& grid) {
+    const std::size_t rank = grid.thread_rank(), threads = grid.size();
+    int sum = 0;
+    if (reinterpret_cast<std::uintptr_t>(in) % alignof(int4) == 0) {
+        const int4* in4 = reinterpret_cast<const int4*>(in);
+        const std::size_t n4 = n / 4;
+        for (std::size_t i = rank; i < n4; i += threads) {
+            const int4 v = in4[i];
+            sum += v.x + v.y + v.z + v.w;
+        }
+        for (std::size_t i = 4 * n4 + rank; i < n; i += threads) sum += in[i];
+    } else {
+        for (std::size_t i = rank; i < n; i += threads) sum += in[i];
+    }
+    return sum;
+}
+
 // One kernel, two phases. Phase 1: every block sums its grid-stride share
 // into partials[block]. grid.sync(): every partial is written (and visible)
 // before anyone reads them. Phase 2: block 0 adds the partials in a fixed
@@ -93,9 +115,7 @@ __device__ int block_sum(const cg::thread_block& block, int value) {
 __global__ void grid_sum_kernel(const int* in, std::size_t n, int* partials, int* out) {
     const cg::grid_group grid = cg::this_grid();
     const cg::thread_block block = cg::this_thread_block();
-    int sum = 0;
-    for (std::size_t i = grid.thread_rank(); i < n; i += grid.size()) sum += in[i];
-    sum = block_sum(block, sum);
+    const int sum = block_sum(block, grid_stride_share(in, n, grid));
     if (block.thread_rank() == 0) partials[grid.block_rank()] = sum;
     grid.sync();
     if (grid.block_rank() != 0) return;  // after the last grid.sync(): no block waits for this one
