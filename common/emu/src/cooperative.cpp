@@ -2,6 +2,7 @@
 // the grid barrier behind grid.sync() (see cooperative.hpp for the design).
 #include "cooperative.hpp"
 
+#include "analysis_hooks.hpp"
 #include "state.hpp"
 
 #include <course_emu/cooperative_launch.hpp>
@@ -61,8 +62,11 @@ void CooperativeGrid::sync(const char* file, int line, const ThreadContext& ctx)
     }
     state_[me] = BlockState::arrived;
     pass_turn(lock);
-    if (!wait_turn(lock, me)) {
-        lock.unlock();
+    const bool resumed = wait_turn(lock, me);
+    const unsigned long long phase = phase_;
+    lock.unlock();
+    if (resumed && g_analysis_hooks != nullptr) g_analysis_hooks->grid_phase(phase);
+    if (!resumed) {
         const bool timed_out = grid_.over_time.load() && !grid_.faulted.load();
         raise_fault(file, line,
                     timed_out ? "the kernel ran past its time budget (COURSE_EMU_TIMEOUT) while blocks waited at "
