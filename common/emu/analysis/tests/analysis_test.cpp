@@ -247,7 +247,7 @@ TEST_CASE("A grid-stride loop whose last iteration covers part of a warp diverge
     CHECK(loads.partial_requests == 1);
 }
 
-TEST_CASE("In a cooperative launch grid.sync() orders accesses of different blocks; without it they race",
+TEST_CASE("In a cooperative launch grid.sync() orders accesses of different blocks, and without it they race",
           "[analysis]") {
     const unsigned blocks = 4;
     course::DeviceBuffer<int> slots(std::vector<int>(blocks, 0)), seen(std::vector<int>(blocks, 0));
