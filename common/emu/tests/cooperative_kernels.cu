@@ -159,4 +159,18 @@ __global__ void tile_sync_skipped_by_one_lane(int* out) {
 void launch_tile_sync_skipped_by_one_lane(int* out) { tile_sync_skipped_by_one_lane<<<1, 32>>>(out); }
 int tile_sync_skipped_line() { return kTileSyncSkippedLine; }
 
+__global__ void block_stuck_before_grid_sync(const int* never_set, int* out) {
+    if (blockIdx.x == 1) {
+        while (*static_cast<const volatile int*>(never_set) == 0) {
+        }
+    }
+    cg::this_grid().sync();
+    out[blockIdx.x] = 1;
+}
+
+cudaError_t launch_block_stuck_before_grid_sync(const int* never_set, int* out, unsigned blocks) {
+    void* args[] = {&never_set, &out};
+    return cudaLaunchCooperativeKernel(block_stuck_before_grid_sync, blocks, 32, args);
+}
+
 }  // namespace emu_cooperative_test

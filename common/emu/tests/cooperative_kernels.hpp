@@ -43,6 +43,9 @@ void launch_grid_is_valid(int* out);
 /// Lane 3 of each tile of 8 skips tile.sync(): the others wait for it.
 void launch_tile_sync_skipped_by_one_lane(int* out);
 
+/// Block 1 spins forever on a flag nobody sets while the other blocks wait at grid.sync().
+cudaError_t launch_block_stuck_before_grid_sync(const int* never_set, int* out, unsigned blocks);
+
 /// The lines of the planted calls, for the tests to find in the reports.
 int grid_sync_without_cooperative_launch_line();
 int grid_sync_skipped_line();

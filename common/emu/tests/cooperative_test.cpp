@@ -214,3 +214,18 @@ TEST_CASE("a tile.sync() one lane of the tile skips is reported with its line", 
     REQUIRE(contains(report, at_line(emu_cooperative_test::tile_sync_skipped_line())));
     REQUIRE(contains(report, "__syncwarp"));
 }
+
+TEST_CASE("a block that never reaches grid.sync() while the others wait is stopped, not left hanging",
+          "[emu][cg][grid][faults]") {
+    ResetDevice reset;
+    course_emu::set_time_budget(0.5);
+    course::DeviceBuffer<int> never_set(std::vector<int>{0}), out(4);
+    (void)emu_cooperative_test::launch_block_stuck_before_grid_sync(never_set.data(), out.data(), 4);
+    const cudaError_t code = cudaDeviceSynchronize();
+    course_emu::set_time_budget(10);
+    const std::string report = course_emu::last_fault_report();
+    CAPTURE(report);
+    // The time budget stops it (or a spin detector, where the emulator has one, reports the spin).
+    REQUIRE((code == cudaErrorLaunchTimeout || code == cudaErrorLaunchFailure));
+    REQUIRE(contains(report, "block_stuck_before_grid_sync"));
+}
