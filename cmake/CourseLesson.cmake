@@ -338,10 +338,19 @@ function(course_lesson NN slug)
         file(RELATIVE_PATH rel "${CMAKE_SOURCE_DIR}" "${cu}")
       endif()
       string(MAKE_C_IDENTIFIER "${rel}" object)
+      # A mutant is the solution with a few lines changed, and those lines are
+      # device code: its device side (front end, cicc and ptxas: -cubin) is
+      # compiled, not again the host side the solution's full compile checked
+      # (a third of the time; a GPU check still builds every mutant whole).
+      if(cu IN_LIST mutant_cu)
+        set(nvcc_output -cubin -o "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects/${object}.cubin")
+      else()
+        set(nvcc_output -c -o "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects/${object}.o")
+      endif()
       add_test(NAME "${NN}: nvcc compiles ${rel}"
         COMMAND "${COURSE_NVCC}" -arch=sm_${COURSE_NVCC_ARCH} -std=c++20 ${COURSE_NVCC_FLAGS} -Werror all-warnings
                 -I "${lesson_dir}" -I "${test_dir}" -I "${CMAKE_SOURCE_DIR}/common/include"
-                -c "${cu}" -o "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects/${object}.o")
+                "${cu}" ${nvcc_output})
       set_tests_properties("${NN}: nvcc compiles ${rel}" PROPERTIES LABELS "${key};nvcc" TIMEOUT 300)
     endforeach()
   endif()
