@@ -64,6 +64,7 @@ struct Who {
     std::uint32_t barrier_epoch = 0, warp_epoch = 0;
     std::uintptr_t pc = 0;
     std::uint8_t mask = 0;  // bytes of the word
+    std::uint32_t grid_phase = 0;  // cooperative launches: accesses of different grid.sync() phases are ordered
 };
 
 struct Shadow {
@@ -173,6 +174,7 @@ public:
         kernel_ = kernel_name(info.kernel);
         allocations_ = detail::live_device_allocations();
         global_shadow_.clear();
+        grid_phase_ = 0;
         ++launches_[kernel_];
     }
     void launch_end() override {
@@ -201,6 +203,11 @@ public:
         for (std::size_t i = 0; i < threads_.size(); ++i) flush_blocks(static_cast<std::uint32_t>(i), threads_[i]);
         group_divergence();
         intervals_.clear();
+    }
+
+    void grid_phase(unsigned long long phase) override {
+        grid_phase_ = static_cast<std::uint32_t>(phase);
+        have_block_ = false;  // another block may have run since this one began
     }
 
     void after_sync(bool warp) override {
@@ -329,7 +336,7 @@ private:
     // Two accesses race when they are by different threads with no barrier
     // (or, within a warp, no warp collective) between them.
     static bool concurrent(const Who& a, const Who& b) {
-        if (!a.valid || (a.mask & b.mask) == 0) return false;
+        if (!a.valid || (a.mask & b.mask) == 0 || a.grid_phase != b.grid_phase) return false;
         if (a.block != b.block) return true;
         if (a.thread == b.thread || a.barrier_epoch != b.barrier_epoch) return false;
         return a.thread / 32 != b.thread / 32 || a.warp_epoch == b.warp_epoch;
@@ -368,7 +375,8 @@ private:
                 if (word + b >= address && word + b < end) mask |= static_cast<std::uint8_t>(1u << b);
             }
             Shadow& s = map[word];
-            const Who me{true, block_linear_, static_cast<std::uint16_t>(linear), t.barrier_epoch, t.warp_epoch, pc, mask};
+            const Who me{true, block_linear_, static_cast<std::uint16_t>(linear), t.barrier_epoch, t.warp_epoch, pc, mask,
+                         grid_phase_};
             if (flags & kAtomic) {
                 s.written |= mask;
                 s.writer.valid = false;  // an atomic orders what came before it, as far as this check goes
@@ -448,6 +456,7 @@ private:
     std::vector<ThreadState> threads_;
     std::uint32_t block_linear_ = 0;
     bool have_block_ = false;
+    std::uint32_t grid_phase_ = 0;
     bool block_truncated_ = false;
     unsigned long long truncated_blocks_ = 0;
     std::map<const char*, unsigned long long> launches_;

@@ -13,3 +13,4 @@
 #include <course_emu/sync.hpp>
 #include <course_emu/atomics.hpp>
 #include <course_emu/memory_model.hpp>
+#include <course_emu/cooperative_launch.hpp>

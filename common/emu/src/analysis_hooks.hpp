@@ -21,6 +21,11 @@ public:
     virtual void block_end() = 0;
     /// The running thread (current_thread) left a barrier (`warp` false) or a warp collective.
     virtual void after_sync(bool warp) = 0;
+    /// A block of a cooperative launch goes on past grid.sync() into grid phase
+    /// `phase` (cooperative.cpp): what it does now is ordered after everything
+    /// every block did in earlier phases. Blocks of a cooperative grid take
+    /// turns, so the running block may differ from the last one that began.
+    virtual void grid_phase(unsigned long long phase) = 0;
     /// The running thread passed the declaration of a static `__shared__` variable.
     virtual void shared_declared(const void* address, std::size_t bytes) = 0;
     /// cudaMalloc returned a device allocation (not managed memory, which host code writes unseen).

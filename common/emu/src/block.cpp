@@ -10,6 +10,7 @@
 // a thread waits (at a barrier or a warp collective) does the scheduler start
 // another runner for the threads behind it. Stacks are pooled across blocks.
 #include "analysis_hooks.hpp"
+#include "cooperative.hpp"
 #include "grid.hpp"
 
 #include <course_emu/scheduling.hpp>
@@ -145,6 +146,8 @@ struct ThreadSlot {
     bool yielded = false;  // waits in the ready queue after an atomic's scheduling point
     const void* spin_address = nullptr;  // the last spin_read(): a turn of a spin-wait repeats it
     unsigned long long spin_value = 0;
+    bool coalescing = false;        // waits in coalesced_threads() (cooperative groups)
+    unsigned coalesced_mask = 0;    // the lanes that met there with it
 };
 
 struct Runner {
@@ -199,6 +202,7 @@ const char* op_name(WarpOp op) {
         case WarpOp::any: return "__any_sync";
         case WarpOp::all: return "__all_sync";
         case WarpOp::syncwarp: return "__syncwarp";
+        case WarpOp::match_any: return "__match_any_sync";
     }
     return "a warp collective";
 }
@@ -410,7 +414,7 @@ public:
                          call + " waits for lanes that have already exited (lanes " + hex(gone) +
                              "): every lane named in the mask must reach the collective");
         }
-        WarpMeeting& m = warps_[warp_index];
+        WarpMeeting& m = meeting_for(warp_index, mask);
         if (!m.open) {
             m.open = true;
             m.op = op;
@@ -502,6 +506,40 @@ public:
         }
     }
 
+    // coalesced_threads(): the lanes of the warp that call it at the same
+    // place together. A GPU knows which lanes took the branch; the emulator
+    // learns it by waiting until no other lane of the warp can still arrive
+    // (every one waits somewhere else or has exited), then groups the lanes
+    // waiting here by call site.
+    unsigned coalesce(const char* file, int line) {
+        RuntimeSection section(t_runner);
+        ThreadSlot& me = *t_runner->current;
+        me.coalescing = true;
+        me.wait_file = file;
+        me.wait_line = line;
+        me.state = ThreadSlot::State::waiting_warp;
+        ++coalescing_;
+        suspend();
+        return me.coalesced_mask;
+    }
+
+    // grid.sync(): the block's threads meet at a block barrier, then the
+    // first of them to go on waits, for the whole block, until every block
+    // of the grid has arrived (cooperative.cpp); the others follow it.
+    void grid_sync(const char* file, int line) {
+        if (grid_.cooperative == nullptr) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         "grid.sync() needs a cooperative launch: launch the kernel with "
+                         "cudaLaunchCooperativeKernel, not <<<...>>> (on a GPU this grid barrier is undefined "
+                         "behaviour: it may hang or let blocks run past it)");
+        }
+        (void)barrier(file, line, BarrierKind::plain, 1);
+        RuntimeSection section(t_runner);
+        if (grid_sync_passed_++ % n_ == 0) grid_.cooperative->sync(file, line, t_runner->current->ctx);
+    }
+
+    bool cooperative() const { return grid_.cooperative != nullptr; }
+
     // A fault that the signal handler found in the thread running now.
     void fault_from_signal(cudaError_t code, const char* what) {
         pending_signal_fault_ = true;
@@ -570,6 +608,14 @@ private:
                 case WarpOp::any: result[lane] = (ballot & m.mask) != 0; break;
                 case WarpOp::all: result[lane] = (ballot & m.mask) == m.mask; break;
                 case WarpOp::syncwarp: result[lane] = 0; break;
+                case WarpOp::match_any: {
+                    unsigned same = 0;
+                    for (unsigned other = 0; other < 32; ++other) {
+                        if ((m.mask >> other & 1u) && m.value[other] == m.value[lane]) same |= 1u << other;
+                    }
+                    result[lane] = same;
+                    break;
+                }
                 default:
                     result[lane] = src >= 0 && src < 32 && (m.arrived >> src & 1u) ? m.value[static_cast<unsigned>(src)] : poison;
             }
@@ -596,6 +642,7 @@ private:
     void suspend() {
         Runner* r = t_runner;
         ThreadSlot* s = r->current;
+        if (coalescing_ > 0) complete_coalesce(s->linear / 32);
         r->scheduler = std::move(r->scheduler).resume();
         t_runner = r;
         current_thread = &s->ctx;
@@ -633,6 +680,45 @@ private:
         ++done_;
         progress();
         if (!stopping_) check_exit(s);
+        if (!stopping_ && coalescing_ > 0) complete_coalesce(s.linear / 32);
+    }
+
+    // Completes the coalesced_threads() calls of warp `w` once none of its
+    // lanes can still arrive: lanes waiting at the same call site form a group.
+    void complete_coalesce(unsigned w) {
+        const unsigned first = w * 32, last = std::min(n_, first + 32);
+        unsigned waiting = 0;
+        for (unsigned linear = first; linear < last; ++linear) {
+            const ThreadSlot& s = slots_[linear];
+            switch (s.state) {
+                case ThreadSlot::State::not_started:
+                case ThreadSlot::State::running:
+                case ThreadSlot::State::ready: return;  // this lane may still come
+                default: break;
+            }
+            if (s.coalescing) waiting |= 1u << (linear - first);
+        }
+        if (waiting == 0) return;
+        for (unsigned linear : order_) {
+            if (linear / 32 != w) continue;
+            ThreadSlot& s = slots_[linear];
+            if (!s.coalescing) continue;
+            unsigned same_site = 0;
+            for (unsigned other = first; other < last; ++other) {
+                const ThreadSlot& o = slots_[other];
+                if (o.coalescing && o.wait_file == s.wait_file && o.wait_line == s.wait_line) {
+                    same_site |= 1u << (other - first);
+                }
+            }
+            s.coalesced_mask = same_site;
+        }
+        for (unsigned linear : order_) {
+            ThreadSlot& s = slots_[linear];
+            if (linear / 32 != w || !s.coalescing) continue;
+            s.coalescing = false;
+            --coalescing_;
+            make_ready(s, 0);
+        }
     }
 
     // A thread that exits while others wait for it is a divergence.
@@ -648,7 +734,7 @@ private:
             stopping_ = true;
             return;
         }
-        const WarpMeeting& m = warps_[s.linear / 32];
+        const WarpMeeting& m = meeting_for(s.linear / 32, 1u << (s.linear % 32));
         if (m.open && (m.mask >> (s.linear % 32) & 1u)) {
             grid_.record_fault(cudaErrorLaunchFailure, m.file, m.line,
                                std::string("lane ") + std::to_string(s.linear % 32) + " exited without reaching " +
@@ -657,6 +743,25 @@ private:
                                s.ctx, where_threads_are());
             stopping_ = true;
         }
+    }
+
+    // The open meeting of warp `w` whose lanes overlap `mask`, else a closed
+    // one to open. Tiles of a warp (cooperative groups) meet apart: their
+    // disjoint masks have meetings of their own, the extra ones in tile_meetings_.
+    WarpMeeting& meeting_for(unsigned w, unsigned mask) {
+        WarpMeeting* closed = warps_[w].open ? nullptr : &warps_[w];
+        if (warps_[w].open && (warps_[w].mask & mask) != 0) return warps_[w];
+        for (auto& [warp, m] : tile_meetings_) {
+            if (warp != w && m.open) continue;
+            if (m.open && (m.mask & mask) != 0) return m;
+            if (!m.open && closed == nullptr) {
+                warp = w;
+                closed = &m;
+            }
+        }
+        if (closed != nullptr) return *closed;
+        tile_meetings_.emplace_back(w, WarpMeeting{});
+        return tile_meetings_.back().second;
     }
 
     void start_runner() {
@@ -787,6 +892,7 @@ private:
     std::vector<ThreadSlot> slots_;
     std::vector<unsigned> order_;  // linear thread indices in schedule order
     std::vector<WarpMeeting> warps_;
+    std::deque<std::pair<unsigned, WarpMeeting>> tile_meetings_;  // (warp, meeting): stable addresses
     std::deque<ThreadSlot*> ready_;
     std::vector<Runner*> runners_;
     unsigned next_ = 0;  // next position in order_ not started
@@ -804,6 +910,8 @@ private:
     bool stalled_ = false;      // counted in grid_.stalled_workers
     bool all_stalled_ = false;  // every worker seen stalled since all_stalled_since_
     std::chrono::steady_clock::time_point all_stalled_since_{};
+    unsigned coalescing_ = 0;         // threads waiting in coalesced_threads()
+    unsigned grid_sync_passed_ = 0;   // threads past grid.sync() so far (a multiple of n_ between syncs)
     cudaError_t pending_signal_code_ = cudaSuccess;
     const char* pending_signal_what_ = "";
 };
@@ -985,6 +1093,19 @@ unsigned long long warp_collective(const char* file, int line, WarpOp op, unsign
     if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(true);
     return result;
 }
+
+unsigned coalesce(const char* file, int line) {
+    if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("coalesced_threads()", file, line);
+    return detail::t_block->coalesce(file, line);
+}
+
+void grid_sync(const char* file, int line) {
+    if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("grid.sync()", file, line);
+    detail::t_block->grid_sync(file, line);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(false);
+}
+
+bool in_cooperative_launch() { return detail::t_block != nullptr && detail::t_block->cooperative(); }
 
 unsigned activemask() {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("__activemask()", "", 0);

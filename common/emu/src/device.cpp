@@ -548,6 +548,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
         case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
         case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
+        case cudaDevAttrCooperativeLaunch: *value = 1; break;  // cudaLaunchCooperativeKernel (cooperative.cpp)
         default: return api_result(cudaErrorInvalidValue);
     }
     return api_result(cudaSuccess);

@@ -33,6 +33,8 @@ uint3 unflatten(unsigned long long i, dim3 extent);
 /// "(x,y,z)".
 std::string format_index(uint3 v);
 
+class CooperativeGrid;  // cooperative.hpp
+
 /// Thrown through a kernel's frames by raise_fault(); caught by the block scheduler.
 struct FaultSignal {
     Fault fault;
@@ -60,6 +62,7 @@ struct GridRun {
     cudaError_t fault_code = cudaSuccess;
     std::mutex workers_mutex;
     std::vector<std::thread::native_handle_type> workers;  // for the watchdog to interrupt
+    CooperativeGrid* cooperative = nullptr;  // set for cudaLaunchCooperativeKernel (cooperative.cpp)
 
     /// Records the launch's first fault: "file:line: what", then the kernel,
     /// launch site, block and thread of `ctx`, the schedule, and `details`.

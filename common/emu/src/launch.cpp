@@ -2,6 +2,7 @@
 // budget and the launch's fault report. The threads of each block are run by
 // the fiber scheduler in block.cpp.
 #include "analysis_hooks.hpp"
+#include "cooperative.hpp"
 #include "grid.hpp"
 
 #include <course_emu/scheduling.hpp>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -194,7 +196,9 @@ void GridRun::work() {
     for (;;) {
         const unsigned long long i = next_block.fetch_add(1, std::memory_order_relaxed);
         if (i >= block_count || faulted.load(std::memory_order_relaxed)) break;
+        if (cooperative != nullptr && !cooperative->begin_block(block_order[i])) break;
         run_block(*this, block_order[i]);
+        if (cooperative != nullptr) cooperative->end_block(block_order[i]);
     }
     active_workers.fetch_sub(1);
     std::lock_guard lock(workers_mutex);
@@ -252,10 +256,16 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     reset_atomic_counts();
     if (g_analysis_hooks != nullptr) g_analysis_hooks->launch_begin(info);
     GridRun run(info, thread_body, state);
+    std::optional<CooperativeGrid> cooperative;
+    if (info.cooperative) run.cooperative = &cooperative.emplace(run);
     g_running_launch.store(&info);
     Watchdog::instance().arm(&run);
 
-    const unsigned worker_threads = g_workers_override.load() != 0 ? g_workers_override.load() : worker_count();
+    // A cooperative grid keeps every block live at once: one worker each
+    // (cudaLaunchCooperativeKernel caps the grid at what fits resident).
+    const unsigned worker_threads = info.cooperative                     ? static_cast<unsigned>(run.block_count)
+                                    : g_workers_override.load() != 0 ? g_workers_override.load()
+                                                                     : worker_count();
     const unsigned long long helpers = std::min<unsigned long long>(worker_threads, run.block_count) - 1;
     std::vector<std::thread> workers;
     workers.reserve(helpers);

@@ -92,4 +92,20 @@ __global__ void grid_stride_add_kernel(float* data, int n) {
 
 void grid_stride_add(float* data, int n, int blocks) { grid_stride_add_kernel<<<blocks, 128>>>(data, n); }
 
+constexpr int kExchangeWriteLine = __LINE__ + 3;
+__global__ void exchange_with_neighbour(int* slots, int* seen, bool skip_sync) {
+    const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    if (threadIdx.x == 0) slots[blockIdx.x] = static_cast<int>(blockIdx.x);
+    if (!skip_sync) grid.sync();
+    if (threadIdx.x == 0) seen[blockIdx.x] = slots[(blockIdx.x + 1) % gridDim.x];
+}
+constexpr int kExchangeReadLine = kExchangeWriteLine + 2;
+
+cudaError_t neighbour_exchange(int* slots, int* seen, unsigned blocks, bool skip_sync) {
+    void* args[] = {&slots, &seen, &skip_sync};
+    return cudaLaunchCooperativeKernel(exchange_with_neighbour, blocks, 32, args);
+}
+int neighbour_exchange_write_line() { return kExchangeWriteLine; }
+int neighbour_exchange_read_line() { return kExchangeReadLine; }
+
 }  // namespace analysis_kernels

@@ -2,6 +2,9 @@
 // the analysis mode's tests; each takes device pointers and launches.
 #pragma once
 
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
 namespace analysis_kernels {
 
 /// 32 x 32 threads per block, one element each, through a 32 x 32 (or 32 x 33) tile.
@@ -22,5 +25,13 @@ void odd_lanes_copy(const float* in, float* out, int n);
 void branch_by_lane_or_warp(float* out, int n, bool by_warp);
 /// data[i] += 1 by a grid-stride loop, 128 threads per block.
 void grid_stride_add(float* data, int n, int blocks);
+
+/// Cooperative launch of `blocks` blocks of 32 threads: thread 0 of each block
+/// writes slots[block], then (unless skip_sync) grid.sync(), then reads its
+/// right neighbour's slot into seen[block]. Returns the launch's status.
+cudaError_t neighbour_exchange(int* slots, int* seen, unsigned blocks, bool skip_sync);
+/// The lines of neighbour_exchange's write and read.
+int neighbour_exchange_write_line();
+int neighbour_exchange_read_line();
 
 }  // namespace analysis_kernels

@@ -10,6 +10,8 @@
 
 #include <course_emu/analysis.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 namespace {
@@ -243,4 +245,25 @@ TEST_CASE("A grid-stride loop whose last iteration covers part of a warp diverge
     const auto loads = report.global_of("grid_stride_add_kernel", false);
     CHECK(loads.requests == 8 * 2 + 2);  // two passes of 8 warps, then warps 0 and 1 of block 0
     CHECK(loads.partial_requests == 1);
+}
+
+TEST_CASE("In a cooperative launch grid.sync() orders accesses of different blocks, and without it they race",
+          "[analysis]") {
+    const unsigned blocks = 4;
+    course::DeviceBuffer<int> slots(std::vector<int>(blocks, 0)), seen(std::vector<int>(blocks, 0));
+    const bool skip_sync = GENERATE(false, true);
+    CAPTURE(skip_sync);
+    const auto report = analyse([&] {
+        REQUIRE(analysis_kernels::neighbour_exchange(slots.data(), seen.data(), blocks, skip_sync) == cudaSuccess);
+    });
+    INFO(report.text());
+    if (!skip_sync) {
+        CHECK(report.races.empty());
+    } else {
+        REQUIRE_FALSE(report.races.empty());  // the write before the read, and the other way round
+        CHECK_FALSE(report.races[0].shared);
+        const int lines[] = {report.races[0].first.line, report.races[0].second.line};
+        CHECK(std::count(std::begin(lines), std::end(lines), analysis_kernels::neighbour_exchange_write_line()) == 1);
+        CHECK(std::count(std::begin(lines), std::end(lines), analysis_kernels::neighbour_exchange_read_line()) == 1);
+    }
 }

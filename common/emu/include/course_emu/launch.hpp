@@ -27,6 +27,7 @@ struct LaunchInfo {
     dim3 block{};
     std::size_t dynamic_shared_bytes = 0;
     cudaStream_t stream = nullptr;
+    bool cooperative = false;  ///< cudaLaunchCooperativeKernel: all blocks live at once, grid.sync() allowed
 };
 
 /// @brief Runs a kernel: validates the configuration like a GPU (setting the

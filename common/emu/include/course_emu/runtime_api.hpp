@@ -31,6 +31,7 @@ enum cudaError_t : int {
     cudaErrorAssert = 710,
     cudaErrorIllegalInstruction = 715,
     cudaErrorLaunchFailure = 719,
+    cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotSupported = 801,
     cudaErrorUnknown = 999,
 };
@@ -67,6 +68,7 @@ enum cudaDeviceAttr : int {
     cudaDevAttrL2CacheSize = 38,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrCooperativeLaunch = 95,
 };
 
 /// @brief Device properties: the fields of CUDA 13's cudaDeviceProp the course reads.

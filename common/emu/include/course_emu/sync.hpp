@@ -21,7 +21,7 @@ enum class BarrierKind { plain, count, all, any };
 int syncthreads(const char* file, int line, BarrierKind kind, int predicate);
 
 /// @brief The warp collectives.
-enum class WarpOp { shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, syncwarp };
+enum class WarpOp { shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, syncwarp, match_any };
 
 /// @brief Waits until every lane named in `mask` arrives at a collective of
 /// the same kind, then returns this lane's result (raw 64 bits).
@@ -48,6 +48,17 @@ T shuffle(const char* file, int line, WarpOp op, unsigned mask, T value, int arg
     return result;
 }
 
+namespace detail {
+/// The bits of a value of up to 8 bytes, zero-extended (for __match_any_sync).
+template <class T>
+unsigned long long raw_bits(T value) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "__match_any_sync compares values of up to 8 bytes");
+    unsigned long long raw = 0;
+    std::memcpy(&raw, &value, sizeof(T));
+    return raw;
+}
+}  // namespace detail
+
 }  // namespace course_emu
 
 #define __syncthreads() ::course_emu::syncthreads(__FILE__, __LINE__, ::course_emu::BarrierKind::plain, 1)
@@ -71,5 +82,9 @@ T shuffle(const char* file, int line, WarpOp op, unsigned mask, T value, int arg
     static_cast<int>(::course_emu::warp_collective(__FILE__, __LINE__, ::course_emu::WarpOp::any, (mask), (p) != 0, 0, 32))
 #define __all_sync(mask, p) \
     static_cast<int>(::course_emu::warp_collective(__FILE__, __LINE__, ::course_emu::WarpOp::all, (mask), (p) != 0, 0, 32))
+/// `__match_any_sync(mask, v)`: the lanes of `mask` whose `v` equals this lane's (values of up to 8 bytes).
+#define __match_any_sync(mask, v) \
+    static_cast<unsigned>(::course_emu::warp_collective(__FILE__, __LINE__, ::course_emu::WarpOp::match_any, (mask), \
+                                                        ::course_emu::detail::raw_bits(v), 0, 32))
 #define __syncwarp(...) ::course_emu::syncwarp(__FILE__, __LINE__ __VA_OPT__(,) __VA_ARGS__)
 #define __activemask() ::course_emu::activemask()
