@@ -88,7 +88,11 @@ struct Operation {
     std::uint64_t wait_position = 0;       // ... has run this far
 };
 
-std::string stream_name(int id) { return id == 0 ? std::string("the default stream") : "stream " + std::to_string(id); }
+std::string stream_name(int id) {
+    std::string name = id == 0 ? "the default stream" : "stream ";
+    if (id != 0) name += std::to_string(id);
+    return name;
+}
 
 }  // namespace
 }  // namespace course_emu::detail
@@ -124,6 +128,7 @@ struct Streams {
     CUstream_st legacy;                   // the legacy default stream, id 0
     std::map<int, CUstream_st*> live;     // created and not destroyed, by id
     Clock host;                           // what the host has synchronised with
+    Clock retired;                        // the clocks of destroyed streams whose work has all run
     std::vector<PastAccess> history;      // accesses not yet ordered before the host
     std::uint64_t steps = 0;              // scheduling decisions, for the random schedule
 };
@@ -151,6 +156,7 @@ bool is_usable(Streams& s, const CUstream_st* t) {
 void collect_destroyed(Streams& s) {
     for (auto it = s.live.begin(); it != s.live.end();) {
         if (it->second->destroyed && it->second->queue.empty()) {
+            join(s.retired, it->second->clock);  // a device synchronisation still learns of its work
             delete it->second;
             it = s.live.erase(it);
         } else {
@@ -444,6 +450,7 @@ void synchronize_streams() {
     std::lock_guard lock(s.mutex);
     if (!s.tracking) return;
     run_until(s, everything(s, false));
+    host_learns(s, s.retired);
     host_learns(s, s.legacy.clock);
     for (const auto& entry : s.live) host_learns(s, entry.second->clock);
 }
