@@ -447,8 +447,8 @@ void launch_through_streams(const LaunchInfo& info, std::vector<PointerArgument>
 
 void synchronize_streams() {
     Streams& s = streams();
+    if (!s.tracking.load()) return;  // no stream was ever created: nothing is queued
     std::lock_guard lock(s.mutex);
-    if (!s.tracking) return;
     run_until(s, everything(s, false));
     host_learns(s, s.retired);
     host_learns(s, s.legacy.clock);
