@@ -82,7 +82,7 @@ TEST_CASE("an asynchronous copy to pageable memory returns when it is done, as o
     CHECK(cudaStreamDestroy(s) == cudaSuccess);
 }
 
-TEST_CASE("independent streams' work runs in the schedule's order; stream order always holds", "[emu][streams]") {
+TEST_CASE("independent streams' work runs in the schedule's order, and stream order always holds", "[emu][streams]") {
     ResetDevice reset;
     std::vector<std::vector<int>> orders;
     course::for_each_schedule([&] {
