@@ -221,3 +221,24 @@ TEST_CASE("a destroyed stream's work still runs, and events time it on the host,
     CHECK(cudaEventDestroy(start) == cudaSuccess);
     CHECK(cudaEventDestroy(stop) == cudaSuccess);
 }
+
+TEST_CASE("cudaHostAlloc checks its flags, and an event query lets one queued operation run", "[emu][streams]") {
+    ResetDevice reset;
+    int* pinned = nullptr;
+    CHECK(cudaHostAlloc(&pinned, 16 * sizeof(int), 0x40) == cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    REQUIRE(cudaHostAlloc(&pinned, 16 * sizeof(int), cudaHostAllocPortable | cudaHostAllocMapped) == cudaSuccess);
+    course::DeviceBuffer<int> d(std::vector<int>(16, 7));
+    cudaStream_t s = nullptr;
+    REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+    cudaEvent_t copied = nullptr;
+    REQUIRE(cudaEventCreate(&copied) == cudaSuccess);
+    REQUIRE(cudaMemcpyAsync(pinned, d.data(), 16 * sizeof(int), cudaMemcpyDeviceToHost, s) == cudaSuccess);
+    REQUIRE(cudaEventRecord(copied, s) == cudaSuccess);
+    CHECK(cudaEventQuery(copied) == cudaErrorNotReady);  // the copy ran, the record not yet
+    CHECK(pinned[15] == 7);
+    CHECK(cudaEventQuery(copied) == cudaSuccess);
+    CHECK(cudaStreamDestroy(s) == cudaSuccess);
+    CHECK(cudaEventDestroy(copied) == cudaSuccess);
+    CHECK(cudaFreeHost(pinned) == cudaSuccess);
+}
