@@ -108,8 +108,9 @@ course::Comparison check_output(const std::vector<unsigned>& expected, const std
     const bool tail_only = poisoned == wrong && tail == wrong;
     if (poisoned == n) {
         out << "host_out still holds what the test put there: nothing was copied back before the function "
-               "returned. cudaMemcpyAsync into pinned memory returns before the copy is done; wait for the work "
-               "(cudaStreamSynchronize on every stream you used) before returning.";
+               "returned. Either nothing was copied at all, or the copies back were still queued: cudaMemcpyAsync "
+               "into pinned memory returns before the copy is done, so wait for the work (cudaStreamSynchronize on "
+               "every stream you used) before returning.";
     } else if (tail_only) {
         out << "only the last " << tail << " elements were never written: the chunks stop short of the end. The "
             << "chunk size must be ceil(n / chunks) = " << chunk_size << " (n / chunks rounded down leaves n % chunks elements in no chunk), and the last chunk has n - first "
