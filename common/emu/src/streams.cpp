@@ -347,9 +347,14 @@ std::uint64_t issue(Streams& s, CUstream_st& t, const std::vector<Range>& ranges
     return position;
 }
 
-// Runs stream `t`'s work and makes the host know it.
+// Runs stream `t`'s work and makes the host know it. Waiting for the legacy
+// default stream waits, like a marker issued to it, for the blocking streams' work.
 void finish_stream(Streams& s, CUstream_st& t) {
-    if (t.id != 0) run_until(s, {{t.id, t.issued}});
+    if (t.id != 0) {
+        run_until(s, {{t.id, t.issued}});
+    } else if (s.tracking) {
+        issue(s, t, {}, "", {}, OperationKind::record);
+    }
     host_learns(s, t.clock);
 }
 
@@ -538,7 +543,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     CUstream_st& t = *course_emu::detail::resolve(s, stream);
     if (!course_emu::detail::is_usable(s, &t)) return api_result(cudaErrorInvalidResourceHandle);
     if (t.id != 0 && !course_emu::detail::run_until(s, {{t.id, t.issued}}, 1)) return api_result(cudaErrorNotReady);
-    course_emu::detail::host_learns(s, t.clock);
+    course_emu::detail::finish_stream(s, t);  // done (stream 0: after the blocking streams' work)
     return api_result(cudaSuccess);
 }
 

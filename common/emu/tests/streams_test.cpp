@@ -144,12 +144,14 @@ TEST_CASE("the same pair ordered by an event, by the host or by one stream is no
     course::PinnedBuffer<int> in(iota_values(kN)), out(kN);
     course::DeviceBuffer<int> d_in(kN), d_out(kN);
     const std::size_t bytes = kN * sizeof(int);
-    const auto how = GENERATE(as<std::string>{}, "event", "host", "blocking streams and stream 0");
+    const auto how = GENERATE(as<std::string>{}, "event", "host", "blocking streams and stream 0",
+                              "blocking streams and cudaStreamSynchronize(0)");
     CAPTURE(how);
     course::for_each_schedule([&] {
         out.fill(-1);
         cudaStream_t copier = nullptr, computer = nullptr;
-        const unsigned flags = how == "blocking streams and stream 0" ? cudaStreamDefault : cudaStreamNonBlocking;
+        const bool blocking = how.rfind("blocking", 0) == 0;
+        const unsigned flags = blocking ? cudaStreamDefault : cudaStreamNonBlocking;
         REQUIRE(cudaStreamCreateWithFlags(&copier, flags) == cudaSuccess);
         REQUIRE(cudaStreamCreateWithFlags(&computer, flags) == cudaSuccess);
         cudaEvent_t copied = nullptr;
@@ -160,9 +162,12 @@ TEST_CASE("the same pair ordered by an event, by the host or by one stream is no
             COURSE_CUDA_CHECK(cudaStreamWaitEvent(computer, copied, 0));
         } else if (how == "host") {
             COURSE_CUDA_CHECK(cudaStreamSynchronize(copier));
-        } else {
+        } else if (how == "blocking streams and stream 0") {
             // Work in the legacy default stream waits for blocking streams, and they for it.
             COURSE_CUDA_CHECK(cudaEventRecord(copied, 0));
+        } else {
+            // Waiting for the legacy default stream waits for the blocking streams too.
+            COURSE_CUDA_CHECK(cudaStreamSynchronize(0));
         }
         emu_streams_test::launch_add_one(d_in.data(), d_out.data(), kN, computer);
         COURSE_CUDA_CHECK(cudaGetLastError());
