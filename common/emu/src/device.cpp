@@ -1,5 +1,5 @@
-// The emulated device: its properties, device memory, function attributes,
-// occupancy, streams and events.
+// The emulated device: its properties, device memory, function attributes
+// and occupancy (streams, events and asynchronous copies: streams.cpp).
 //
 // Device memory is host memory; the emulator keeps a registry of allocations
 // so that cudaMemcpy and cudaFree can refuse pointers a GPU would refuse,
@@ -11,6 +11,7 @@
 // inaccessible, for a while (the quarantine), so a use after free faults too.
 #include "analysis_hooks.hpp"
 #include "state.hpp"
+#include "streams_internal.hpp"
 
 #include <sys/mman.h>
 #include <time.h>
@@ -259,6 +260,20 @@ void add_pinned(const void* p, std::size_t bytes) {
     std::lock_guard lock(r.mutex);
     r.pinned.emplace(static_cast<const char*>(p), bytes);
 }
+
+}  // namespace
+
+bool is_pinned_range(const void* p, std::size_t bytes) {
+    Registry& r = registry();
+    const char* c = static_cast<const char*>(p);
+    std::lock_guard lock(r.mutex);
+    auto it = r.pinned.upper_bound(c);
+    if (it == r.pinned.begin()) return false;
+    --it;
+    return bytes <= it->second && static_cast<std::size_t>(c - it->first) <= it->second - bytes;
+}
+
+namespace {
 
 cudaError_t free_pinned(void* p) {
     if (p == nullptr) return cudaSuccess;
@@ -554,14 +569,11 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     return api_result(cudaSuccess);
 }
 
-// Kernels run to completion when launched, so synchronising only reports
-// what the launches left behind.
-cudaError_t cudaDeviceSynchronize() { return api_result(cudaSuccess); }
-
 // A reset destroys the context, and with it the function attributes set
 // through cudaFuncSetAttribute. Allocations are left alone: freeing them
 // under the program's feet would turn its later cudaFree into errors.
 cudaError_t cudaDeviceReset() {
+    course_emu::detail::reset_streams();
     course_emu::detail::clear_sticky_fault();
     course_emu::detail::g_dynamic_shared_limit.store(course_emu::detail::kDefaultDynamicSharedLimit);
     (void)cudaGetLastError();
@@ -601,6 +613,7 @@ cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int flags)
 }
 
 cudaError_t cudaFree(void* ptr) {
+    course_emu::detail::synchronize_streams();  // cudaFree waits for the device, as on a GPU
     if (ptr != nullptr && course_emu::detail::g_analysis_hooks != nullptr) {
         course_emu::detail::g_analysis_hooks->device_freed(ptr);
     }
@@ -615,16 +628,24 @@ cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
     return api_result(cudaSuccess);
 }
 
-cudaError_t cudaFreeHost(void* ptr) { return api_result(course_emu::detail::free_pinned(ptr)); }
+cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags) {
+    constexpr unsigned known = cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+    if ((flags & ~known) != 0) return api_result(cudaErrorInvalidValue);
+    return cudaMallocHost(ptr, bytes);
+}
 
-cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-    using course_emu::detail::is_device_pointer;
-    using course_emu::detail::is_device_range;
-    if (course_emu::detail::sticky_error() != cudaSuccess) return api_result(cudaSuccess);
-    if (bytes == 0) return api_result(cudaSuccess);
-    if (dst == nullptr || src == nullptr) return api_result(cudaErrorInvalidValue);
-    bool dst_device = false;
-    bool src_device = false;
+cudaError_t cudaFreeHost(void* ptr) {
+    course_emu::detail::synchronize_streams();  // queued copies may still use it
+    return api_result(course_emu::detail::free_pinned(ptr));
+}
+
+namespace course_emu::detail {
+
+cudaError_t validate_copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, bool& dst_device,
+                          bool& src_device) {
+    dst_device = false;
+    src_device = false;
+    if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
     switch (kind) {
         case cudaMemcpyHostToHost: break;
         case cudaMemcpyHostToDevice: dst_device = true; break;
@@ -634,37 +655,31 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
             dst_device = is_device_pointer(dst);
             src_device = is_device_pointer(src);
             break;
-        default: return api_result(cudaErrorInvalidMemcpyDirection);
+        default: return cudaErrorInvalidMemcpyDirection;
     }
     // A GPU refuses a device range that is not inside one allocation; the
     // emulator does the same rather than reading or writing host memory.
     if ((dst_device && !is_device_range(dst, bytes)) || (src_device && !is_device_range(src, bytes))) {
-        return api_result(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     }
+    return cudaSuccess;
+}
+
+void perform_copy(void* dst, const void* src, std::size_t bytes, bool dst_device) {
     std::memmove(dst, src, bytes);
-    if (dst_device && course_emu::detail::g_analysis_hooks != nullptr) {
-        course_emu::detail::g_analysis_hooks->device_written(dst, bytes);
-    }
-    return api_result(cudaSuccess);
+    if (dst_device && g_analysis_hooks != nullptr) g_analysis_hooks->device_written(dst, bytes);
 }
 
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
-                            cudaStream_t /*stream*/) {
-    return cudaMemcpy(dst, src, bytes, kind);
+cudaError_t validate_memset(void* ptr, std::size_t bytes) {
+    return is_device_range(ptr, bytes) ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
-    if (course_emu::detail::sticky_error() != cudaSuccess) return api_result(cudaSuccess);
-    if (bytes == 0) return api_result(cudaSuccess);
-    if (!course_emu::detail::is_device_range(ptr, bytes)) return api_result(cudaErrorInvalidValue);
+void perform_memset(void* ptr, int value, std::size_t bytes) {
     std::memset(ptr, value, bytes);
-    if (course_emu::detail::g_analysis_hooks != nullptr) course_emu::detail::g_analysis_hooks->device_written(ptr, bytes);
-    return api_result(cudaSuccess);
+    if (g_analysis_hooks != nullptr) g_analysis_hooks->device_written(ptr, bytes);
 }
 
-cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t /*stream*/) {
-    return cudaMemset(ptr, value, bytes);
-}
+}  // namespace course_emu::detail
 
 // Function attributes. The emulator cannot tell which kernel a launch runs
 // from its pointer (a translated launch names the kernel, it does not pass
@@ -736,88 +751,5 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const 
     if (numBlocks == nullptr || blockSize <= 0) return api_result(cudaErrorInvalidValue);
     if (func == nullptr) return api_result(cudaErrorInvalidDeviceFunction);
     *numBlocks = course_emu::detail::active_blocks_per_sm(blockSize, dynamicSMemSize);
-    return api_result(cudaSuccess);
-}
-
-// Streams: work runs at once on the emulator, so a stream needs no state.
-struct CUstream_st {};
-
-cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamDefault); }
-
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
-    if (stream == nullptr || (flags & ~static_cast<unsigned>(cudaStreamNonBlocking)) != 0) {
-        return api_result(cudaErrorInvalidValue);
-    }
-    *stream = new CUstream_st;
-    return api_result(cudaSuccess);
-}
-
-cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-    delete stream;
-    return api_result(cudaSuccess);
-}
-
-cudaError_t cudaStreamSynchronize(cudaStream_t /*stream*/) { return api_result(cudaSuccess); }
-
-// Every launch and copy has finished when its call returns, so any recorded
-// event has completed: there is nothing to wait for.
-cudaError_t cudaStreamWaitEvent(cudaStream_t /*stream*/, cudaEvent_t event, unsigned int flags) {
-    if (event == nullptr) return api_result(cudaErrorInvalidResourceHandle);
-    if (flags > 1) return api_result(cudaErrorInvalidValue);  // cudaEventWaitDefault or cudaEventWaitExternal
-    return api_result(cudaSuccess);
-}
-
-// Events hold the host time at which they were recorded. These are CPU
-// times of the emulator, never GPU times.
-struct CUevent_st {
-    std::chrono::steady_clock::time_point when{};
-    bool recorded = false;
-    unsigned int flags = cudaEventDefault;
-};
-
-cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
-
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
-    constexpr unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
-    if (event == nullptr || (flags & ~known) != 0) return api_result(cudaErrorInvalidValue);
-    // As in CUDA, an interprocess event must not record timing.
-    if ((flags & cudaEventInterprocess) != 0 && (flags & cudaEventDisableTiming) == 0) {
-        return api_result(cudaErrorInvalidValue);
-    }
-    *event = new CUevent_st;
-    (*event)->flags = flags;
-    return api_result(cudaSuccess);
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t event) {
-    delete event;
-    return api_result(cudaSuccess);
-}
-
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t /*stream*/) {
-    if (event == nullptr) return api_result(cudaErrorInvalidResourceHandle);
-    event->when = std::chrono::steady_clock::now();
-    event->recorded = true;
-    return api_result(cudaSuccess);
-}
-
-// Complete once recorded (work finishes before its call returns), and, as in
-// CUDA, an event never recorded reports success too.
-cudaError_t cudaEventQuery(cudaEvent_t event) {
-    return api_result(event == nullptr ? cudaErrorInvalidResourceHandle : cudaSuccess);
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-    return api_result(event == nullptr ? cudaErrorInvalidResourceHandle : cudaSuccess);
-}
-
-cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-    if (ms == nullptr) return api_result(cudaErrorInvalidValue);
-    if (start == nullptr || end == nullptr) return api_result(cudaErrorInvalidResourceHandle);
-    if (((start->flags | end->flags) & cudaEventDisableTiming) != 0) {
-        return api_result(cudaErrorInvalidResourceHandle);
-    }
-    if (!start->recorded || !end->recorded) return api_result(cudaErrorInvalidResourceHandle);
-    *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
     return api_result(cudaSuccess);
 }

@@ -4,6 +4,7 @@
 #include "analysis_hooks.hpp"
 #include "cooperative.hpp"
 #include "grid.hpp"
+#include "streams_internal.hpp"
 
 #include <course_emu/scheduling.hpp>
 
@@ -234,20 +235,25 @@ const char* schedule_name(Schedule schedule) {
     return buffer;
 }
 
-void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
-    using namespace detail;
+bool detail::launch_accepted(const LaunchInfo& info) {
     if (sticky_error() != cudaSuccess) {
         record(sticky_error());
-        return;
+        return false;
     }
     if (configuration_problem(info) != nullptr) {
         record(cudaErrorInvalidConfiguration);  // a GPU gives no more detail either
-        return;
+        return false;
     }
     if (info.dynamic_shared_bytes > dynamic_shared_limit()) {
         record(cudaErrorInvalidValue);
-        return;
+        return false;
     }
+    return true;
+}
+
+void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
+    using namespace detail;
+    if (!launch_accepted(info)) return;
     if (current_thread != nullptr) {
         raise_fault(info.file, info.line, "kernel launched from device code (dynamic parallelism is not emulated)",
                     cudaErrorNotSupported);

@@ -9,11 +9,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include <course_emu/runtime_api.hpp>
+#include <course_emu/streams.hpp>
 #include <course_emu/types.hpp>
 
 namespace course_emu {
@@ -44,6 +46,10 @@ public:
 
     template <class... Args>
     void operator()(Args&&... args) {
+        if (detail::launch_goes_through_streams(info_.stream)) {
+            issue_to_stream(std::forward<Args>(args)...);
+            return;
+        }
         std::tuple<std::decay_t<Args>...> parameters(std::forward<Args>(args)...);
         auto per_thread = [&] { std::apply(body_, parameters); };
         using PerThread = decltype(per_thread);
@@ -51,6 +57,23 @@ public:
     }
 
 private:
+    // A launch into a stream runs later (streams.hpp): the body and a copy of
+    // the arguments live on the heap until then.
+    template <class... Args>
+    void issue_to_stream(Args&&... args) {
+        using Parameters = std::tuple<std::decay_t<Args>...>;
+        auto closure = std::make_shared<std::pair<Body, Parameters>>(body_, Parameters(std::forward<Args>(args)...));
+        std::vector<detail::PointerArgument> pointers;
+        std::apply([&pointers](const auto&... a) { (detail::collect_pointer_argument(pointers, a), ...); },
+                   closure->second);
+        const LaunchInfo info = info_;
+        detail::launch_through_streams(info_, std::move(pointers), [closure, info] {
+            auto per_thread = [&closure] { std::apply(closure->first, closure->second); };
+            using PerThread = decltype(per_thread);
+            launch(info, [](void* p) { (*static_cast<PerThread*>(p))(); }, &per_thread);
+        });
+    }
+
     LaunchInfo info_;
     Body body_;
 };

@@ -114,6 +114,13 @@ enum cudaFuncAttribute : int {
 #define cudaMemAttachGlobal 0x01    ///< cudaMallocManaged: accessible from any stream.
 #define cudaMemAttachHost 0x02      ///< cudaMallocManaged: attached to the host at first.
 #define cudaMemAttachSingle 0x04    ///< cudaStreamAttachMemAsync only.
+#define cudaHostAllocDefault 0x00       ///< cudaHostAlloc: pinned host memory.
+#define cudaHostAllocPortable 0x01      ///< cudaHostAlloc: pinned for every context (no effect on the emulator).
+#define cudaHostAllocMapped 0x02        ///< cudaHostAlloc: mapped into the device's address space.
+#define cudaHostAllocWriteCombined 0x04 ///< cudaHostAlloc: write-combined (no effect on the emulator).
+
+/// @brief A host function queued with cudaLaunchHostFunc.
+using cudaHostFn_t = void (*)(void* userData);
 
 const char* cudaGetErrorString(cudaError_t error);
 const char* cudaGetErrorName(cudaError_t error);
@@ -135,13 +142,30 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes);
 /// cudaMemAttachGlobal or cudaMemAttachHost give cudaErrorInvalidValue.
 cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int flags = cudaMemAttachGlobal);
 cudaError_t cudaFree(void* ptr);
+/// @brief Allocates pinned (page-locked) host memory: copies between it and
+/// the device through cudaMemcpyAsync are asynchronous to the host.
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes);
+/// @brief cudaMallocHost with flags (cudaHostAllocDefault, Portable, Mapped,
+/// WriteCombined); other flags give cudaErrorInvalidValue.
+cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags);
+/// @brief Frees pinned memory; waits for the device first, as on a GPU.
 cudaError_t cudaFreeHost(void* ptr);
+/// @brief A copy in the legacy default stream: it waits for the work of
+/// every blocking stream and returns when it is done.
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
+/// @brief Queues a copy in `stream`. Between the device and pinned memory
+/// it is asynchronous to the host; with pageable host memory it returns only
+/// once the copy is done, as on a GPU. `file` and `line` (filled in by the
+/// compiler where the call is written) name it in race reports.
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
-                            cudaStream_t stream = nullptr);
+                            cudaStream_t stream = nullptr, const char* file = __builtin_FILE(),
+                            int line = __builtin_LINE());
+/// @brief Fills device memory in the legacy default stream (the emulator
+/// returns once it is done).
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes);
-cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream = nullptr);
+/// @brief Queues a fill of device memory in `stream` (asynchronous to the host).
+cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream = nullptr,
+                            const char* file = __builtin_FILE(), int line = __builtin_LINE());
 
 /// @brief Sets an attribute of a kernel. MaxDynamicSharedMemorySize accepts
 /// 0 to sharedMemPerBlockOptin (227 KiB); PreferredSharedMemoryCarveout
@@ -156,26 +180,49 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
                                                           std::size_t dynamicSMemSize);
 
-cudaError_t cudaStreamCreate(cudaStream_t* stream);
-/// @brief Creates a stream; `flags` is cudaStreamDefault or cudaStreamNonBlocking.
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
-cudaError_t cudaStreamDestroy(cudaStream_t stream);
-cudaError_t cudaStreamSynchronize(cudaStream_t stream);
-/// @brief Makes later work in `stream` wait for `event`. The emulator runs
-/// all work when it is issued, so there is never anything to wait for.
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+// Streams and events (streams.cpp; docs/emulator.md, "Streams and events").
+// Work in a stream other than the legacy default stream (nullptr) is queued
+// and runs when the host synchronises, in an order the schedule picks among
+// what stream order, events and the legacy default stream allow.
 
+/// @brief Creates a blocking stream (cudaStreamDefault).
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+/// @brief Creates a stream; `flags` is cudaStreamDefault (its work waits for,
+/// and is waited for by, the legacy default stream) or cudaStreamNonBlocking.
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
+/// @brief Destroys a stream once its queued work has run (the emulator runs it now).
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+/// @brief Runs the stream's queued work (and what it waits for); returns when it is done.
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+/// @brief cudaSuccess when the stream's work is done, else cudaErrorNotReady.
+/// Each call lets the emulator run one queued operation of the stream, so a
+/// polling loop ends.
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+/// @brief Makes later work in `stream` wait for the work before the last
+/// cudaEventRecord of `event` (nothing, if it was never recorded).
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+/// @brief Queues a call of `fn(userData)` on the host in `stream`'s order.
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData);
+
+/// @brief Creates an event (cudaEventDefault).
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 /// @brief Creates an event with cudaEventDefault, cudaEventBlockingSync,
 /// cudaEventDisableTiming or cudaEventInterprocess (with DisableTiming).
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
+/// @brief Destroys an event.
 cudaError_t cudaEventDestroy(cudaEvent_t event);
+/// @brief Records the event in `stream`: it completes when the work issued to
+/// the stream before it has run.
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
-/// @brief cudaSuccess when the work before the event's record has finished,
-/// which on the emulator is always (an event never recorded also reports
-/// success, as in CUDA).
+/// @brief cudaSuccess when the work before the event's record has run (an
+/// event never recorded reports success too, as in CUDA), else
+/// cudaErrorNotReady; each call lets the emulator run one operation it waits for.
 cudaError_t cudaEventQuery(cudaEvent_t event);
+/// @brief Runs the work the event waits for; returns when it is done.
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
+/// @brief Milliseconds between two completed events. On the emulator it is
+/// the host time between the moments their records ran (never negative),
+/// which says nothing about a GPU's speed.
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 
 /// @brief Typed convenience overload, as CUDA's runtime header provides.
@@ -188,6 +235,12 @@ cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
 template <class T>
 cudaError_t cudaMallocHost(T** ptr, std::size_t bytes) {
     return cudaMallocHost(reinterpret_cast<void**>(ptr), bytes);
+}
+
+/// @brief Typed convenience overload, as CUDA's runtime header provides.
+template <class T>
+cudaError_t cudaHostAlloc(T** ptr, std::size_t bytes, unsigned int flags) {
+    return cudaHostAlloc(reinterpret_cast<void**>(ptr), bytes, flags);
 }
 
 /// @brief Typed convenience overload, as CUDA's runtime header provides.
