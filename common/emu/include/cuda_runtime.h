@@ -12,3 +12,4 @@
 #include <course_emu/launch.hpp>
 #include <course_emu/sync.hpp>
 #include <course_emu/atomics.hpp>
+#include <course_emu/symbols.hpp>
