@@ -104,6 +104,8 @@ std::string header(Function f, Shape s, Boundary b, int radius) {
 enum class Where { image_border, tile_border, anywhere };
 
 Where where_wrong(const reference::Filtered& expected, const std::vector<float>& got, Shape s, int radius) {
+    // An image with no pixel away from its edge tells nothing by position.
+    if (s.rows <= 2 * radius || s.cols <= 2 * radius) return Where::anywhere;
     bool all_image_border = true, all_tile_border = true;
     const auto near = [radius](int i, int size) { return i < radius || i >= size - radius; };
     for (std::size_t i = 0; i < got.size(); ++i) {
