@@ -34,11 +34,10 @@ __constant__ float c_filter[kMaxWeights];
 // host variable: the launchers pass it on, or choose a kernel by it.
 int g_radius = 0;
 
-constexpr int kTile = 32;                               // a block computes a 32 x 32 tile of out
-constexpr int kBlockRows = 8;                           // with 32 x 8 threads,
-constexpr int kRowsPerThread = 4;                       // each computing 4 pixels of one column
-constexpr int kTileRows = kBlockRows * kRowsPerThread;  // (32: the tile is square)
-constexpr unsigned kMaxGridRows = 1024;                 // tile rows covered at once; blocks loop over the rest
+constexpr int kTile = 32;                           // a block computes a 32 x 32 tile of out
+constexpr int kBlockRows = 8;                       // with 32 x 8 threads,
+constexpr int kRowsPerThread = kTile / kBlockRows;  // each computing 4 pixels of one column
+constexpr unsigned kMaxGridRows = 1024;             // tile rows covered at once; blocks loop over the rest
 
 // in(r, c) with the boundary rule: 0 outside the image, or the nearest pixel.
 // r and c may be negative or past the edge by up to R (in 64 bits: no overflow).
@@ -56,19 +55,18 @@ __device__ __forceinline__ float pixel(const float* in, long long r, long long c
 // The baseline: one thread per output pixel, every input read from global
 // memory. A warp reads 32 neighbouring pixels of a row for each of the
 // (2R + 1)^2 weights, so its loads are coalesced, and the neighbouring
-// threads' and rows' reads of the same pixels mostly hit L1 or L2. R is a
-// template parameter, as in the tiled kernel: the loops have a known length.
-template <int R>
-__global__ void convolve_naive_kernel(const float* in, float* out, int rows, int cols, Boundary boundary) {
-    constexpr int kWidth = 2 * R + 1;
+// threads' and rows' reads of the same pixels mostly hit L1 or L2.
+__global__ void convolve_naive_kernel(const float* in, float* out, int rows, int cols, int radius,
+                                      Boundary boundary) {
     const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
+    const int width = 2 * radius + 1;
     for (long long r = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y; r < rows;
          r += static_cast<long long>(gridDim.y) * blockDim.y) {
         float sum = 0.0f;
-        for (int dy = -R; dy <= R; ++dy) {
-            for (int dx = -R; dx <= R; ++dx) {
-                sum += c_filter[(dy + R) * kWidth + (dx + R)] * pixel(in, r + dy, c + dx, rows, cols, boundary);
+        for (int dy = -radius; dy <= radius; ++dy) {
+            for (int dx = -radius; dx <= radius; ++dx) {
+                sum += c_filter[(dy + radius) * width + (dx + radius)] * pixel(in, r + dy, c + dx, rows, cols, boundary);
             }
         }
         out[static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c)] = sum;
@@ -76,56 +74,35 @@ __global__ void convolve_naive_kernel(const float* in, float* out, int rows, int
 }
 
 // Block (bx, by) computes the 32 x 32 tiles of out in column bx and rows by,
-// by + gridDim.y, ... (the grid covers at most kMaxGridRows tile rows at once). R is a template parameter: the loops over
-// the filter and the loads have a fixed length, the compiler unrolls them and
-// keeps the loaded pixels, a row of inputs and the four sums in registers.
+// by + gridDim.y, ... (the grid covers at most kMaxGridRows tile rows at once).
+// R is a template parameter: the loops over the filter have a fixed length,
+// the compiler unrolls them and keeps the row of inputs and the four sums in
+// registers.
 template <int R>
 __global__ void convolve_tile_kernel(const float* in, float* out, int rows, int cols, Boundary boundary) {
-    constexpr int kWidth = 2 * R + 1;          // filter width
-    constexpr int kInRows = kTileRows + 2 * R;  // the input tile: the output tile and a halo of R on each side
-    constexpr int kInCols = kTile + 2 * R;
-    constexpr int kThreads = kTile * kBlockRows;
-    constexpr int kPixels = kInRows * kInCols;
-    constexpr int kLoads = (kPixels + kThreads - 1) / kThreads;  // pixels of the input tile per thread
+    constexpr int kWidth = 2 * R + 1;     // filter width
+    constexpr int kIn = kTile + 2 * R;    // the input tile: the output tile and a halo of R on each side
     // 36 x 36 floats for R = 2. A warp reads 32 consecutive floats of one row
     // of it (plus an offset dx): 32 different banks, no conflict.
-    __shared__ float tile[kInRows][kInCols];
+    __shared__ float tile[kIn][kIn];
 
-    const unsigned tile_rows = (static_cast<unsigned>(rows) + kTileRows - 1) / kTileRows;
+    const unsigned tile_rows = (static_cast<unsigned>(rows) + kTile - 1) / kTile;
     const long long col0 = static_cast<long long>(blockIdx.x) * kTile;  // first column of the output tile
     const int thread = threadIdx.y * kTile + threadIdx.x;
-    const int x = threadIdx.x;                    // this thread's column in the tile
-    const int y0 = threadIdx.y * kRowsPerThread;  // its first row: it computes rows y0 .. y0 + 3
+    const int x = threadIdx.x;                      // this thread's column in the tile
+    const int y0 = threadIdx.y * kRowsPerThread;    // its first row: it computes rows y0 .. y0 + 3
 
     for (unsigned tile_row = blockIdx.y; tile_row < tile_rows; tile_row += gridDim.y) {
-        const long long row0 = static_cast<long long>(tile_row) * kTileRows;  // first row of the output tile
+        const long long row0 = static_cast<long long>(tile_row) * kTile;  // first row of the output tile
 
-        // Load the whole input tile, halo included: kPixels pixels shared out
-        // among the 256 threads, consecutive threads on consecutive pixels of
-        // a row (coalesced). All of a thread's loads are issued before any is
-        // stored, so they wait for memory together, not one after another.
-        // Most tiles lie wholly inside the image, halo included: they skip
-        // the boundary rule (the test is the same for the whole block). At
-        // the edges the rule is applied here, once per pixel, so the
-        // arithmetic below never tests an edge.
-        const bool inside = row0 >= R && col0 >= R && row0 + kTileRows + R <= rows && col0 + kTile + R <= cols;
-        float loaded[kLoads];
-        for (int k = 0; k < kLoads; ++k) {
-            const int i = thread + k * kThreads;
-            const int ty = i / kInCols;
-            const int tx = i % kInCols;
-            if (i >= kPixels) {
-                loaded[k] = 0.0f;
-            } else if (inside) {
-                loaded[k] = in[static_cast<std::size_t>(row0 - R + ty) * static_cast<std::size_t>(cols) +
-                               static_cast<std::size_t>(col0 - R + tx)];
-            } else {
-                loaded[k] = pixel(in, row0 - R + ty, col0 - R + tx, rows, cols, boundary);
-            }
-        }
-        for (int k = 0; k < kLoads; ++k) {
-            const int i = thread + k * kThreads;
-            if (i < kPixels) tile[i / kInCols][i % kInCols] = loaded[k];
+        // Load the whole input tile, halo included: kIn * kIn pixels shared out
+        // among the 256 threads, consecutive threads on consecutive pixels of a
+        // row (coalesced). The boundary rule is applied here, once per pixel,
+        // so the arithmetic below never tests an edge.
+        for (int i = thread; i < kIn * kIn; i += kTile * kBlockRows) {
+            const int ty = i / kIn;
+            const int tx = i % kIn;
+            tile[ty][tx] = pixel(in, row0 - R + ty, col0 - R + tx, rows, cols, boundary);
         }
         // Each thread reads pixels that other threads loaded.
         __syncthreads();
@@ -173,20 +150,12 @@ bool check_launch(const char* function, int rows, int cols) {
     return rows > 0 && cols > 0;  // an empty image: launch nothing (a grid of 0 blocks is an error)
 }
 
-// How many tiles of `size` cover `count` rows or columns (unsigned: no overflow near INT_MAX).
-unsigned tiles(int count, int size) { return (static_cast<unsigned>(count) + size - 1) / size; }
-
-// 32 x 8 threads per block for both kernels; the naive one covers 32 x 8
-// pixels per block and pass, the tiled one 32 x 32.
-template <int R>
-void launch_naive(const float* in, float* out, int rows, int cols, Boundary boundary) {
-    const dim3 grid(tiles(cols, kTile), std::min(tiles(rows, kBlockRows), kMaxGridRows * kRowsPerThread));
-    convolve_naive_kernel<R><<<grid, dim3(kTile, kBlockRows)>>>(in, out, rows, cols, boundary);
-}
+// How many tiles of 32 cover `count` rows or columns (unsigned: no overflow near INT_MAX).
+unsigned tiles(int count) { return (static_cast<unsigned>(count) + kTile - 1) / kTile; }
 
 template <int R>
 void launch_tiled(const float* in, float* out, int rows, int cols, Boundary boundary) {
-    const dim3 grid(tiles(cols, kTile), std::min(tiles(rows, kTileRows), kMaxGridRows));
+    const dim3 grid(tiles(cols), std::min(tiles(rows), kMaxGridRows));
     const dim3 block(kTile, kBlockRows);
     convolve_tile_kernel<R><<<grid, block>>>(in, out, rows, cols, boundary);
 }
@@ -206,12 +175,10 @@ void set_filter(const float* weights, int radius) {
 
 void convolve_naive(const float* in, float* out, int rows, int cols, Boundary boundary) {
     if (!check_launch("convolve_naive", rows, cols)) return;
-    switch (g_radius) {
-        case 1: launch_naive<1>(in, out, rows, cols, boundary); break;
-        case 2: launch_naive<2>(in, out, rows, cols, boundary); break;
-        case 3: launch_naive<3>(in, out, rows, cols, boundary); break;
-        default: launch_naive<4>(in, out, rows, cols, boundary); break;
-    }
+    const dim3 block(kTile, kBlockRows);
+    const dim3 grid(tiles(cols), std::min((static_cast<unsigned>(rows) + kBlockRows - 1) / kBlockRows,
+                                          kMaxGridRows * kRowsPerThread));
+    convolve_naive_kernel<<<grid, block>>>(in, out, rows, cols, g_radius, boundary);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 

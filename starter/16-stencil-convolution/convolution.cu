@@ -32,11 +32,10 @@ __constant__ float c_filter[kMaxWeights];
 // host variable: the launchers pass it on, or choose a kernel by it.
 int g_radius = 0;
 
-constexpr int kTile = 32;                               // a block computes a 32 x 32 tile of out
-constexpr int kBlockRows = 8;                           // with 32 x 8 threads,
-constexpr int kRowsPerThread = 4;                       // each computing 4 pixels of one column
-constexpr int kTileRows = kBlockRows * kRowsPerThread;  // (32: the tile is square)
-constexpr unsigned kMaxGridRows = 1024;                 // tile rows covered at once; blocks loop over the rest
+constexpr int kTile = 32;                           // a block computes a 32 x 32 tile of out
+constexpr int kBlockRows = 8;                       // with 32 x 8 threads,
+constexpr int kRowsPerThread = kTile / kBlockRows;  // each computing 4 pixels of one column
+constexpr unsigned kMaxGridRows = 1024;             // tile rows covered at once; blocks loop over the rest
 
 // Given: in(r, c) with the boundary rule: 0 outside the image, or the nearest pixel.
 // r and c may be negative or past the edge by up to R (in 64 bits: no overflow).
@@ -54,19 +53,18 @@ __device__ __forceinline__ float pixel(const float* in, long long r, long long c
 // Given: the baseline, one thread per output pixel, every input read from global
 // memory. A warp reads 32 neighbouring pixels of a row for each of the
 // (2R + 1)^2 weights, so its loads are coalesced, and the neighbouring
-// threads' and rows' reads of the same pixels mostly hit L1 or L2. R is a
-// template parameter, as in the tiled kernel: the loops have a known length.
-template <int R>
-__global__ void convolve_naive_kernel(const float* in, float* out, int rows, int cols, Boundary boundary) {
-    constexpr int kWidth = 2 * R + 1;
+// threads' and rows' reads of the same pixels mostly hit L1 or L2.
+__global__ void convolve_naive_kernel(const float* in, float* out, int rows, int cols, int radius,
+                                      Boundary boundary) {
     const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (c >= cols) return;
+    const int width = 2 * radius + 1;
     for (long long r = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y; r < rows;
          r += static_cast<long long>(gridDim.y) * blockDim.y) {
         float sum = 0.0f;
-        for (int dy = -R; dy <= R; ++dy) {
-            for (int dx = -R; dx <= R; ++dx) {
-                sum += c_filter[(dy + R) * kWidth + (dx + R)] * pixel(in, r + dy, c + dx, rows, cols, boundary);
+        for (int dy = -radius; dy <= radius; ++dy) {
+            for (int dx = -radius; dx <= radius; ++dx) {
+                sum += c_filter[(dy + radius) * width + (dx + radius)] * pixel(in, r + dy, c + dx, rows, cols, boundary);
             }
         }
         out[static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c)] = sum;
@@ -80,9 +78,8 @@ __global__ void convolve_naive_kernel(const float* in, float* out, int rows, int
 template <int R>
 __global__ void convolve_tile_kernel(const float* in, float* out, int rows, int cols, Boundary boundary) {
     constexpr int kWidth = 2 * R + 1;   // filter width: the weights are c_filter[dy * kWidth + dx]
-    constexpr int kInRows = kTileRows + 2 * R;  // the input tile: the output tile and a halo of R on each side
-    constexpr int kInCols = kTile + 2 * R;
-    // TODO: declare the input tile in shared memory, kInRows x kInCols floats.
+    constexpr int kIn = kTile + 2 * R;  // the input tile: the output tile and a halo of R on each side
+    // TODO: declare the input tile in shared memory, kIn x kIn floats.
     //
     // TODO: loop over this block's tile rows: tile_row = blockIdx.y, then
     // + gridDim.y, ... while below ceil(rows / 32). The output tile starts at
@@ -90,7 +87,7 @@ __global__ void convolve_tile_kernel(const float* in, float* out, int rows, int 
     //
     //   1. Load: the input tile's pixel (ty, tx) is the image's pixel
     //      (32 * tile_row - R + ty, 32 * blockIdx.x - R + tx), read with
-    //      pixel() (which applies the boundary rule). Share the kInRows * kInCols
+    //      pixel() (which applies the boundary rule). Share the kIn * kIn
     //      pixels out among all 256 threads of the block (i = thread number,
     //      i + 256, ...), consecutive threads on consecutive pixels of a row.
     //   2. Wait until the whole tile is loaded.
@@ -102,12 +99,10 @@ __global__ void convolve_tile_kernel(const float* in, float* out, int rows, int 
     //   4. Wait until every thread is done with the tile before the next load
     //      overwrites it.
     //
-    // Going further (README, "What makes it fast"): read each tile row once
-    // into registers for all four outputs, and issue all of a thread's loads
-    // before storing any of them.
+    // Going further: read each tile row once into registers and use it for
+    // all four outputs (see the README's "register reuse").
     (void)kWidth;
-    (void)kInRows;
-    (void)kInCols;
+    (void)kIn;
     (void)in;
     (void)out;
     (void)rows;
@@ -126,16 +121,8 @@ bool check_launch(const char* function, int rows, int cols) {
     return rows > 0 && cols > 0;  // an empty image: launch nothing (a grid of 0 blocks is an error)
 }
 
-// Given: how many tiles of `size` cover `count` rows or columns (unsigned: no overflow near INT_MAX).
-unsigned tiles(int count, int size) { return (static_cast<unsigned>(count) + size - 1) / size; }
-
-// 32 x 8 threads per block for both kernels; the naive one covers 32 x 8
-// pixels per block and pass, the tiled one 32 x 32.
-template <int R>
-void launch_naive(const float* in, float* out, int rows, int cols, Boundary boundary) {
-    const dim3 grid(tiles(cols, kTile), std::min(tiles(rows, kBlockRows), kMaxGridRows * kRowsPerThread));
-    convolve_naive_kernel<R><<<grid, dim3(kTile, kBlockRows)>>>(in, out, rows, cols, boundary);
-}
+// How many tiles of 32 cover `count` rows or columns (unsigned: no overflow near INT_MAX).
+unsigned tiles(int count) { return (static_cast<unsigned>(count) + kTile - 1) / kTile; }
 
 template <int R>
 void launch_tiled(const float* in, float* out, int rows, int cols, Boundary boundary) {
@@ -165,19 +152,17 @@ void set_filter(const float* weights, int radius) {
 
 void convolve_naive(const float* in, float* out, int rows, int cols, Boundary boundary) {
     if (!check_launch("convolve_naive", rows, cols)) return;
-    switch (g_radius) {
-        case 1: launch_naive<1>(in, out, rows, cols, boundary); break;
-        case 2: launch_naive<2>(in, out, rows, cols, boundary); break;
-        case 3: launch_naive<3>(in, out, rows, cols, boundary); break;
-        default: launch_naive<4>(in, out, rows, cols, boundary); break;
-    }
+    const dim3 block(kTile, kBlockRows);
+    const dim3 grid(tiles(cols), std::min((static_cast<unsigned>(rows) + kBlockRows - 1) / kBlockRows,
+                                          kMaxGridRows * kRowsPerThread));
+    convolve_naive_kernel<<<grid, block>>>(in, out, rows, cols, g_radius, boundary);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 
 void convolve_tiled(const float* in, float* out, int rows, int cols, Boundary boundary) {
     if (!check_launch("convolve_tiled", rows, cols)) return;
-    // TODO: one kernel per radius, as convolve_naive does: launch_tiled<1> to
-    // launch_tiled<4> as g_radius says. Only radius 2 is launched for now.
+    // TODO: one kernel per radius: launch launch_tiled<1> to launch_tiled<4>
+    // as g_radius says (a switch). Only radius 2 is launched for now.
     launch_tiled<2>(in, out, rows, cols, boundary);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }

@@ -245,6 +245,7 @@ public:
         // Only code outside directives has function bodies; a `__shared__` in
         // a #define body is left to the macro.
         register_static_shared(all.front());
+        translate_constants(all.front());
         // Edits never overlap: a replacement covers whole tokens, and an
         // insertion (begin == end) sits just after a `;`, which no replacement
         // covers. Ordering by (begin, end) puts an insertion before a
@@ -467,6 +468,69 @@ private:
             if (is_punct(tok(seg, i), ')') && --depth == 0) return i;
         }
         return limit;
+    }
+
+    // ---- __constant__ variables ------------------------------------------
+
+    /// Gives each `__constant__` variable a const view for device code: in a
+    /// declaration statement `SPECIFIERS TYPE NAME[DIMS]... [= INIT];` with
+    /// `__constant__` among the specifiers and one declarator, NAME becomes
+    /// `course_emu_constant_NAME` (the storage, which cudaMemcpyToSymbol
+    /// fills) and after the `;` come, on the same line,
+    ///   ` static_assert(sizeof(course_emu_constant_NAME) <= 65536, "...");`
+    ///   ` [[maybe_unused]] static const auto& NAME = course_emu_constant_NAME;`
+    /// so that a kernel assigning to NAME is a compile error at its own line,
+    /// as with nvcc. `extern` declarations, several declarators and
+    /// declarations interrupted by a directive are left alone (writable).
+    void translate_constants(const Segment& seg) {
+        for (std::size_t i = 0; i < seg.size(); ++i) {
+            if (is_word(tok(seg, i), "__constant__")) i = translate_constant(seg, i);
+        }
+    }
+
+    /// Rewrites the declaration around the `__constant__` at seg[at] if it has
+    /// the form above; returns the index from which to look further.
+    std::size_t translate_constant(const Segment& seg, std::size_t at) {
+        std::size_t start = at;
+        while (start > 0 && !is_punct(tok(seg, start - 1), ';') && !is_punct(tok(seg, start - 1), '{') &&
+               !is_punct(tok(seg, start - 1), '}')) {
+            --start;
+        }
+        // The `;` that ends it (an initializer's braces and parentheses skipped),
+        // and where the declarator ends: at `=`, at a brace initializer, or the `;`.
+        std::size_t semicolon = at;
+        std::size_t declarator_end = 0;
+        int depth = 0;
+        for (; semicolon < seg.size(); ++semicolon) {
+            const Token& t = tok(seg, semicolon);
+            if (depth == 0 && declarator_end == 0 && (is_punct(t, '=') || is_punct(t, '{'))) {
+                declarator_end = semicolon;
+            }
+            if (depth == 0 && is_punct(t, ',') && declarator_end == 0) return at;  // several declarators
+            if (is_punct(t, '(') || is_punct(t, '[') || is_punct(t, '{')) {
+                ++depth;
+            } else if (is_punct(t, ')') || is_punct(t, ']') || is_punct(t, '}')) {
+                if (--depth < 0) return at;
+            } else if (depth == 0 && is_punct(t, ';')) {
+                break;
+            }
+        }
+        if (semicolon == seg.size() || interrupted(seg, start, semicolon + 1)) return at;
+        if (declarator_end == 0) declarator_end = semicolon;
+        for (std::size_t k = start; k < declarator_end; ++k) {
+            if (is_word(tok(seg, k), "extern") || is_word(tok(seg, k), "typedef")) return semicolon;
+        }
+        const std::size_t name = declarator_name(seg, start, declarator_end);
+        if (name == declarator_end || name <= at) return semicolon;
+        const std::string original(text(tok(seg, name)));
+        const std::string storage = "course_emu_constant_" + original;
+        edits_.push_back({tok(seg, name).begin, tok(seg, name).end, storage});
+        const std::size_t after = tok(seg, semicolon).end;
+        edits_.push_back({after, after,
+                          " static_assert(sizeof(" + storage + ") <= 65536, \"__constant__ " + original +
+                              " is larger than the 64 KiB of constant memory\"); [[maybe_unused]] static const "
+                              "auto& " + original + " = " + storage + ";"});
+        return semicolon;
     }
 
     // ---- static __shared__ declarations at function scope ----------------
