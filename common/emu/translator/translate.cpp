@@ -515,13 +515,20 @@ private:
                 break;
             }
         }
-        if (semicolon == seg.size() || interrupted(seg, start, semicolon + 1)) return at;
+        if (semicolon == seg.size() || interrupted(seg, start, semicolon)) return at;
         if (declarator_end == 0) declarator_end = semicolon;
         for (std::size_t k = start; k < declarator_end; ++k) {
             if (is_word(tok(seg, k), "extern") || is_word(tok(seg, k), "typedef")) return semicolon;
         }
         const std::size_t name = declarator_name(seg, start, declarator_end);
         if (name == declarator_end || name <= at) return semicolon;
+        bool has_type = false;  // `__constant__ float;` declares nothing
+        for (std::size_t k = start; k < name; ++k) {
+            const Token& t = tok(seg, k);
+            has_type = has_type || (t.kind == Kind::Identifier && text(t) != "__constant__" &&
+                                    !is_specifier_word(text(t)));
+        }
+        if (!has_type) return semicolon;
         const std::string original(text(tok(seg, name)));
         const std::string storage = "course_emu_constant_" + original;
         edits_.push_back({tok(seg, name).begin, tok(seg, name).end, storage});

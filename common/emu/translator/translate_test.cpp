@@ -550,3 +550,38 @@ TEST_CASE("__shared__ outside function scope or outside a plain declaration is l
                         reg("n")));
     }
 }
+
+namespace {
+
+/// What follows the `;` of a `__constant__` declaration of NAME.
+std::string constant_view(const std::string& name) {
+    return " static_assert(sizeof(course_emu_constant_" + name + ") <= 65536, \"__constant__ " + name +
+           " is larger than the 64 KiB of constant memory\"); [[maybe_unused]] static const auto& " + name +
+           " = course_emu_constant_" + name + ";";
+}
+
+}  // namespace
+
+TEST_CASE("__constant__ variables get writable storage and a const view for device code, lines kept",
+          "[emu][translator][constant]") {
+    CHECK(body("__constant__ float c_filter[81];\n") ==
+          "__constant__ float course_emu_constant_c_filter[81];" + constant_view("c_filter") + "\n");
+    CHECK(body("static __constant__ int c_n;") == "static __constant__ int course_emu_constant_c_n;" +
+                                                     constant_view("c_n"));
+    CHECK(body("namespace {\nconstexpr int N = 4;\n__constant__ float2 c_pairs[N][2] = {{}};\n}\n") ==
+          "namespace {\nconstexpr int N = 4;\n__constant__ float2 course_emu_constant_c_pairs[N][2] = {{}};" +
+              constant_view("c_pairs") + "\n}\n");
+    CHECK(body("__constant__ double c_scale = 2.0; int x;") ==
+          "__constant__ double course_emu_constant_c_scale = 2.0;" + constant_view("c_scale") + " int x;");
+    const std::string split = "__constant__ float\n    c_w[\n 9];\n";
+    CHECK(newlines(body(split)) == newlines(split));
+    CHECK(body(split) == "__constant__ float\n    course_emu_constant_c_w[\n 9];" + constant_view("c_w") + "\n");
+    SECTION("forms left alone: extern, several declarators, no name, comments and strings") {
+        for (const std::string source :
+             {"extern __constant__ float c_a[4];", "__constant__ float c_a[4], c_b[4];", "__constant__ float;",
+              "// __constant__ float c_a[4];", "const char* s = \"__constant__ float c_a[4];\";"}) {
+            CAPTURE(source);
+            CHECK(body(source) == source);
+        }
+    }
+}
