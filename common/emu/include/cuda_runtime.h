@@ -13,3 +13,4 @@
 #include <course_emu/sync.hpp>
 #include <course_emu/atomics.hpp>
 #include <course_emu/symbols.hpp>
+#include <course_emu/static_shared.hpp>

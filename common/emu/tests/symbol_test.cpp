@@ -102,3 +102,43 @@ TEST_CASE("symbol copies past the symbol's end or in the wrong direction fail as
     CHECK(emu_symbol_test::set_weights(weights.data(), kWeights, 0) == cudaSuccess);
     CHECK(emu_symbol_test::set_weights(weights.data(), 0, kWeights * sizeof(float)) == cudaSuccess);
 }
+
+TEST_CASE("an index past the end of a static __shared__ array is reported with the array, its size and the index",
+          "[emu][shared]") {
+    course::DeviceBuffer<long long> sum(1);
+    SECTION("a block of 256 threads writing partial[threadIdx.x] into a long long partial[128]") {
+        ResetDevice reset;
+        emu_symbol_test::launch_partial_sums(256, sum.data());
+        REQUIRE(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+        const std::string report = course_emu::last_fault_report();
+        CAPTURE(report);
+        CHECK(report.find("out-of-bounds access to shared memory: element partial[128] of the static __shared__ "
+                          "array partial[128] (8-byte elements, 1024 bytes, declared at ") != std::string::npos);
+        CHECK(report.find("symbol_kernels.cu:18)") != std::string::npos);  // the declaration
+        CHECK(report.find("symbol_kernels.cu:") != std::string::npos);
+        CHECK(report.find("partial_sums") != std::string::npos);  // the kernel
+        CHECK(report.find("thread (128,0,0)") != std::string::npos);
+    }
+    SECTION("a two-dimensional array: the index is named in both dimensions") {
+        course::DeviceBuffer<float> out(32 * 32);  // freed after the reset below
+        ResetDevice reset;
+        emu_symbol_test::launch_tile_shift(2, out.data());
+        REQUIRE(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+        const std::string report = course_emu::last_fault_report();
+        CAPTURE(report);
+        CHECK(report.find("element tile[32][0] of the static __shared__ array tile[32][33] (4-byte elements, 4224 "
+                          "bytes, declared at ") != std::string::npos);
+        CHECK(report.find("tile_shift") != std::string::npos);
+    }
+    // Within bounds the same kernels run, block after block on the same memory.
+    emu_symbol_test::launch_partial_sums(128, sum.data());
+    COURSE_LAUNCH_CHECK();
+    CHECK(sum.download()[0] == 128 * 129 / 2);
+    for (const int shift : {0, 1}) {
+        course::DeviceBuffer<float> out(32 * 32);
+        emu_symbol_test::launch_tile_shift(shift, out.data());
+        COURSE_LAUNCH_CHECK();
+        const std::vector<float> got = out.download();
+        for (int i = 0; i < 32 * 32; ++i) REQUIRE(got[static_cast<std::size_t>(i)] == static_cast<float>(i));
+    }
+}

@@ -633,6 +633,7 @@ private:
 
         const std::vector<std::string_view> names = declared_names(seg, start, semicolon);
         if (names.empty()) return semicolon;
+        guard_static_shared_arrays(seg, start, semicolon);
         std::string calls;
         for (const std::string_view name : names) {
             calls += " ::course_emu::shared_declared(&" + std::string(name) + ", sizeof(" +
@@ -641,6 +642,50 @@ private:
         const std::size_t after = tok(seg, semicolon).end;
         edits_.push_back({after, after, calls});
         return semicolon;
+    }
+
+    /// Puts each array of the static `__shared__` declaration seg[start,
+    /// semicolon) (one register_declaration accepted) in memory that ends at a
+    /// guard page, so that an index past its end faults and is reported with
+    /// the array's name, size and declaration: each declarator `NAME[DIMS]`
+    /// becomes `(&NAME)[DIMS] = ::course_emu::static_shared("NAME", __FILE__,
+    /// __LINE__)`, a reference to that memory. Declarations with an alignment
+    /// or attribute specifier are left as they are (an attribute on a
+    /// reference would be ignored, the alignment lost).
+    void guard_static_shared_arrays(const Segment& seg, std::size_t start, std::size_t semicolon) {
+        for (std::size_t i = start; i < semicolon; ++i) {
+            const Token& t = tok(seg, i);
+            if (t.kind != Kind::Identifier) continue;
+            const std::string_view w = text(t);
+            if (w == "alignas" || w == "__align__" || w == "__attribute__" || w == "_Alignas" || w == "__declspec") {
+                return;
+            }
+        }
+        // The declarators: split at the commas outside (), [] and <>.
+        std::size_t part = start;
+        int depth = 0;
+        int angles = 0;
+        for (std::size_t i = start; i <= semicolon; ++i) {
+            const Token& t = tok(seg, i);
+            const bool end = i == semicolon || (depth == 0 && angles == 0 && is_punct(t, ','));
+            if (!end) {
+                if (is_punct(t, '(') || is_punct(t, '[')) ++depth;
+                if (is_punct(t, ')') || is_punct(t, ']')) --depth;
+                if (depth == 0 && is_punct(t, '<')) ++angles;
+                if (depth == 0 && is_punct(t, '>')) --angles;
+                continue;
+            }
+            const std::size_t name = declarator_name(seg, part, i);
+            if (name != i && name + 1 != i) {  // a name with dimensions after it
+                const Token& n = tok(seg, name);
+                edits_.push_back({n.begin, n.begin, "(&"});
+                edits_.push_back({n.end, n.end, ")"});
+                edits_.push_back({t.begin, t.begin,
+                                  " = ::course_emu::static_shared(\"" + std::string(text(n)) +
+                                      "\", __FILE__, __LINE__)"});
+            }
+            part = i + 1;
+        }
     }
 
     /// The names declared by the statement seg[start, semicolon) if it has the
