@@ -14,3 +14,5 @@
 #include <course_emu/atomics.hpp>
 #include <course_emu/memory_model.hpp>
 #include <course_emu/cooperative_launch.hpp>
+#include <course_emu/symbols.hpp>
+#include <course_emu/static_shared.hpp>

@@ -12,6 +12,7 @@
 #include "analysis_hooks.hpp"
 #include "cooperative.hpp"
 #include "grid.hpp"
+#include "static_shared_guard.hpp"
 
 #include <course_emu/scheduling.hpp>
 #include <course_emu/sync.hpp>
@@ -958,6 +959,7 @@ void on_memory_fault(int signal, siginfo_t* info, void* context) {
     // Shared memory first: its guard page may lie near a device allocation,
     // which describe_fault_address would name as the one overrun.
     if (t_dynamic_shared.describe(address, detail, sizeof detail) ||
+        describe_static_shared_fault(address, detail, sizeof detail) ||
         describe_fault_address(address, detail, sizeof detail)) {
         std::snprintf(t_signal_message, sizeof t_signal_message, "%s", detail);
     } else if (StackPool::instance().is_guard(address)) {

@@ -245,6 +245,7 @@ public:
         // Only code outside directives has function bodies; a `__shared__` in
         // a #define body is left to the macro.
         register_static_shared(all.front());
+        translate_constants(all.front());
         // Edits never overlap: a replacement covers whole tokens, and an
         // insertion (begin == end) sits just after a `;`, which no replacement
         // covers. Ordering by (begin, end) puts an insertion before a
@@ -469,6 +470,76 @@ private:
         return limit;
     }
 
+    // ---- __constant__ variables ------------------------------------------
+
+    /// Gives each `__constant__` variable a const view for device code: in a
+    /// declaration statement `SPECIFIERS TYPE NAME[DIMS]... [= INIT];` with
+    /// `__constant__` among the specifiers and one declarator, NAME becomes
+    /// `course_emu_constant_NAME` (the storage, which cudaMemcpyToSymbol
+    /// fills) and after the `;` come, on the same line,
+    ///   ` static_assert(sizeof(course_emu_constant_NAME) <= 65536, "...");`
+    ///   ` [[maybe_unused]] static const auto& NAME = course_emu_constant_NAME;`
+    /// so that a kernel assigning to NAME is a compile error at its own line,
+    /// as with nvcc. `extern` declarations, several declarators and
+    /// declarations interrupted by a directive are left alone (writable).
+    void translate_constants(const Segment& seg) {
+        for (std::size_t i = 0; i < seg.size(); ++i) {
+            if (is_word(tok(seg, i), "__constant__")) i = translate_constant(seg, i);
+        }
+    }
+
+    /// Rewrites the declaration around the `__constant__` at seg[at] if it has
+    /// the form above; returns the index from which to look further.
+    std::size_t translate_constant(const Segment& seg, std::size_t at) {
+        std::size_t start = at;
+        while (start > 0 && !is_punct(tok(seg, start - 1), ';') && !is_punct(tok(seg, start - 1), '{') &&
+               !is_punct(tok(seg, start - 1), '}')) {
+            --start;
+        }
+        // The `;` that ends it (an initializer's braces and parentheses skipped),
+        // and where the declarator ends: at `=`, at a brace initializer, or the `;`.
+        std::size_t semicolon = at;
+        std::size_t declarator_end = 0;
+        int depth = 0;
+        for (; semicolon < seg.size(); ++semicolon) {
+            const Token& t = tok(seg, semicolon);
+            if (depth == 0 && declarator_end == 0 && (is_punct(t, '=') || is_punct(t, '{'))) {
+                declarator_end = semicolon;
+            }
+            if (depth == 0 && is_punct(t, ',') && declarator_end == 0) return at;  // several declarators
+            if (is_punct(t, '(') || is_punct(t, '[') || is_punct(t, '{')) {
+                ++depth;
+            } else if (is_punct(t, ')') || is_punct(t, ']') || is_punct(t, '}')) {
+                if (--depth < 0) return at;
+            } else if (depth == 0 && is_punct(t, ';')) {
+                break;
+            }
+        }
+        if (semicolon == seg.size() || interrupted(seg, start, semicolon)) return at;
+        if (declarator_end == 0) declarator_end = semicolon;
+        for (std::size_t k = start; k < declarator_end; ++k) {
+            if (is_word(tok(seg, k), "extern") || is_word(tok(seg, k), "typedef")) return semicolon;
+        }
+        const std::size_t name = declarator_name(seg, start, declarator_end);
+        if (name == declarator_end || name <= at) return semicolon;
+        bool has_type = false;  // `__constant__ float;` declares nothing
+        for (std::size_t k = start; k < name; ++k) {
+            const Token& t = tok(seg, k);
+            has_type = has_type || (t.kind == Kind::Identifier && text(t) != "__constant__" &&
+                                    !is_specifier_word(text(t)));
+        }
+        if (!has_type) return semicolon;
+        const std::string original(text(tok(seg, name)));
+        const std::string storage = "course_emu_constant_" + original;
+        edits_.push_back({tok(seg, name).begin, tok(seg, name).end, storage});
+        const std::size_t after = tok(seg, semicolon).end;
+        edits_.push_back({after, after,
+                          " static_assert(sizeof(" + storage + ") <= 65536, \"__constant__ " + original +
+                              " is larger than the 64 KiB of constant memory\"); [[maybe_unused]] static const "
+                              "auto& " + original + " = " + storage + ";"});
+        return semicolon;
+    }
+
     // ---- static __shared__ declarations at function scope ----------------
 
     /// Walks the code keeping track of braces, and appends a
@@ -562,6 +633,7 @@ private:
 
         const std::vector<std::string_view> names = declared_names(seg, start, semicolon);
         if (names.empty()) return semicolon;
+        guard_static_shared_arrays(seg, start, semicolon);
         std::string calls;
         for (const std::string_view name : names) {
             calls += " ::course_emu::shared_declared(&" + std::string(name) + ", sizeof(" +
@@ -570,6 +642,50 @@ private:
         const std::size_t after = tok(seg, semicolon).end;
         edits_.push_back({after, after, calls});
         return semicolon;
+    }
+
+    /// Puts each array of the static `__shared__` declaration seg[start,
+    /// semicolon) (one register_declaration accepted) in memory that ends at a
+    /// guard page, so that an index past its end faults and is reported with
+    /// the array's name, size and declaration: each declarator `NAME[DIMS]`
+    /// becomes `(&NAME)[DIMS] = ::course_emu::static_shared("NAME", __FILE__,
+    /// __LINE__)`, a reference to that memory. Declarations with an alignment
+    /// or attribute specifier are left as they are (an attribute on a
+    /// reference would be ignored, the alignment lost).
+    void guard_static_shared_arrays(const Segment& seg, std::size_t start, std::size_t semicolon) {
+        for (std::size_t i = start; i < semicolon; ++i) {
+            const Token& t = tok(seg, i);
+            if (t.kind != Kind::Identifier) continue;
+            const std::string_view w = text(t);
+            if (w == "alignas" || w == "__align__" || w == "__attribute__" || w == "_Alignas" || w == "__declspec") {
+                return;
+            }
+        }
+        // The declarators: split at the commas outside (), [] and <>.
+        std::size_t part = start;
+        int depth = 0;
+        int angles = 0;
+        for (std::size_t i = start; i <= semicolon; ++i) {
+            const Token& t = tok(seg, i);
+            const bool end = i == semicolon || (depth == 0 && angles == 0 && is_punct(t, ','));
+            if (!end) {
+                if (is_punct(t, '(') || is_punct(t, '[')) ++depth;
+                if (is_punct(t, ')') || is_punct(t, ']')) --depth;
+                if (depth == 0 && is_punct(t, '<')) ++angles;
+                if (depth == 0 && is_punct(t, '>')) --angles;
+                continue;
+            }
+            const std::size_t name = declarator_name(seg, part, i);
+            if (name != i && name + 1 != i) {  // a name with dimensions after it
+                const Token& n = tok(seg, name);
+                edits_.push_back({n.begin, n.begin, "(&"});
+                edits_.push_back({n.end, n.end, ")"});
+                edits_.push_back({t.begin, t.begin,
+                                  " = ::course_emu::static_shared(\"" + std::string(text(n)) +
+                                      "\", __FILE__, __LINE__)"});
+            }
+            part = i + 1;
+        }
     }
 
     /// The names declared by the statement seg[start, semicolon) if it has the

@@ -25,6 +25,10 @@
 ///    translator appends, on the same line and once per NAME,
 ///      ` ::course_emu::shared_declared(&NAME, sizeof(NAME));`
 ///    Commas inside `<>`, `()` and `[]` do not separate declarators.
+///    Each declarator with array dimensions, `NAME[DIMS]`, also becomes a
+///    reference to memory that ends at a guard page (course_emu/static_shared.hpp):
+///      `(&NAME)[DIMS] = ::course_emu::static_shared("NAME", __FILE__, __LINE__)`
+///    unless the declaration has an alignment or attribute specifier.
 ///    Function scope is a function or lambda body and every brace nested in
 ///    it; the bodies of namespaces, classes, structs, unions and enums (also
 ///    local classes) and `extern "C" {` are not. A `{` opens a function body
@@ -32,6 +36,15 @@
 ///    `noexcept(...)`, `mutable`, `__attribute__((...))`, `-> TYPE`, a
 ///    requires-clause, ...), a constructor's member initializer list, or a
 ///    lambda introducer `[...]`.
+///
+///  - `__constant__` variables. In a declaration `SPECIFIERS TYPE NAME[DIMS]...
+///    [= INIT];` with `__constant__` among the specifiers and one declarator
+///    (not `extern`), NAME becomes `course_emu_constant_NAME` (the storage,
+///    which cudaMemcpyToSymbol fills) and after the `;` come
+///      ` static_assert(sizeof(course_emu_constant_NAME) <= 65536, "...");`
+///      ` [[maybe_unused]] static const auto& NAME = course_emu_constant_NAME;`
+///    so that device code sees a const view: writing constant memory is a
+///    compile error at the line of the write, as with nvcc.
 ///
 /// Everything else is copied byte for byte, and every line keeps its number:
 /// the output starts with `#include <cuda_runtime.h>` and `#line 1 "PATH"`, and

@@ -39,6 +39,12 @@ std::string reg(const std::string& name) {
     return " ::course_emu::shared_declared(&" + name + ", sizeof(" + name + "));";
 }
 
+/// The array declarator `NAME[DIMS]` of a static shared declaration as the
+/// translator rewrites it, up to its `,` or `;`: a reference bound to guarded memory.
+std::string guarded(const std::string& name, const std::string& dims) {
+    return "(&" + name + ")" + dims + " = ::course_emu::static_shared(\"" + name + "\", __FILE__, __LINE__)";
+}
+
 /// `statement` inside a kernel body, as source and as expected translation
 /// when `names` are registered.
 std::string in_kernel(const std::string& statement) {
@@ -72,7 +78,8 @@ TEST_CASE("Each rule produces exactly the documented text", "[emu][translator]")
     SECTION("static shared registration") {
         CHECK(body("__global__ void k() {\n    __shared__ int s[32];\n}\n") ==
               "__global__ void k() {\n"
-              "    __shared__ int s[32]; ::course_emu::shared_declared(&s, sizeof(s));\n}\n");
+              "    __shared__ int (&s)[32] = ::course_emu::static_shared(\"s\", __FILE__, __LINE__);"
+              " ::course_emu::shared_declared(&s, sizeof(s));\n}\n");
     }
     SECTION("untouched text") {
         const std::string plain = "__global__ void k(int* p) {\n    p[threadIdx.x] = 0;\n}\n";
@@ -312,37 +319,44 @@ TEST_CASE("Preprocessor directives are copied, #define bodies are translated",
 TEST_CASE("Static __shared__ declarations in a function register each name after their semicolon",
           "[emu][translator][shared]") {
     SECTION("every placement of __shared__ and of qualifiers") {
-        const auto [source, name] = GENERATE(table<std::string, std::string>({
-            {"__shared__ float tile[32][33];", "tile"},
-            {"__shared__ float tile[TILE][TILE + 1];", "tile"},
-            {"__shared__ int total;", "total"},
-            {"static __shared__ float x[4];", "x"},
-            {"float __shared__ y[8];", "y"},
-            {"__shared__ volatile int flag;", "flag"},
-            {"volatile __shared__ int flag;", "flag"},
-            {"__shared__ __align__(16) float4 v[32];", "v"},
-            {"__shared__ alignas(16) float v[4];", "v"},
-            {"__shared__ alignas(sizeof(float4)) unsigned char bytes[64];", "bytes"},
-            {"__shared__ MyStruct s;", "s"},
-            {"__shared__ unsigned int counts[256];", "counts"},
-            {"__shared__ typename T::value_type buf[N];", "buf"},
-            {"__shared__ std::pair<int, float> p[2];", "p"},
-            {"__shared__ std::array<float, (N > 2 ? 4 : 2)> a;", "a"},
-            {"__shared__ ::ns::Pair<T, std::pair<int, int>> nested;", "nested"},
-            {"__shared__ decltype(x) copy;", "copy"},
-            {"__shared__ float* pointer;", "pointer"},
-            {"[[maybe_unused]] __shared__ int unused;", "unused"},
-            {"__shared__ float s[sizeof(int) * 8][f(1, 2)];", "s"},
+        // The third column: the declaration as translated, when its arrays are
+        // rewritten (those with an alignment or attribute are not).
+        const auto [source, name, translated] = GENERATE(table<std::string, std::string, std::string>({
+            {"__shared__ float tile[32][33];", "tile", "__shared__ float " + guarded("tile", "[32][33]") + ";"},
+            {"__shared__ float tile[TILE][TILE + 1];", "tile",
+             "__shared__ float " + guarded("tile", "[TILE][TILE + 1]") + ";"},
+            {"__shared__ int total;", "total", ""},
+            {"static __shared__ float x[4];", "x", "static __shared__ float " + guarded("x", "[4]") + ";"},
+            {"float __shared__ y[8];", "y", "float __shared__ " + guarded("y", "[8]") + ";"},
+            {"__shared__ volatile int flag;", "flag", ""},
+            {"volatile __shared__ int flag;", "flag", ""},
+            {"__shared__ __align__(16) float4 v[32];", "v", ""},
+            {"__shared__ alignas(16) float v[4];", "v", ""},
+            {"__shared__ alignas(sizeof(float4)) unsigned char bytes[64];", "bytes", ""},
+            {"__shared__ MyStruct s;", "s", ""},
+            {"__shared__ unsigned int counts[256];", "counts",
+             "__shared__ unsigned int " + guarded("counts", "[256]") + ";"},
+            {"__shared__ typename T::value_type buf[N];", "buf",
+             "__shared__ typename T::value_type " + guarded("buf", "[N]") + ";"},
+            {"__shared__ std::pair<int, float> p[2];", "p", "__shared__ std::pair<int, float> " + guarded("p", "[2]") + ";"},
+            {"__shared__ std::array<float, (N > 2 ? 4 : 2)> a;", "a", ""},
+            {"__shared__ ::ns::Pair<T, std::pair<int, int>> nested;", "nested", ""},
+            {"__shared__ decltype(x) copy;", "copy", ""},
+            {"__shared__ float* pointer;", "pointer", ""},
+            {"[[maybe_unused]] __shared__ int unused;", "unused", ""},
+            {"__shared__ float s[sizeof(int) * 8][f(1, 2)];", "s",
+             "__shared__ float " + guarded("s", "[sizeof(int) * 8][f(1, 2)]") + ";"},
         }));
-        CHECK(body(in_kernel(source)) == in_kernel(source + reg(name)));
+        CHECK(body(in_kernel(source)) == in_kernel((translated.empty() ? source : translated) + reg(name)));
     }
     SECTION("a declaration with several declarators registers each of them") {
         CHECK(body(in_kernel("__shared__ float a[4], b, c[2][2];")) ==
-              in_kernel("__shared__ float a[4], b, c[2][2];" + reg("a") + reg("b") + reg("c")));
+              in_kernel("__shared__ float " + guarded("a", "[4]") + ", b, " + guarded("c", "[2][2]") + ";" + reg("a") +
+                        reg("b") + reg("c")));
         CHECK(body(in_kernel("__shared__ std::pair<int, float> p[2], q;")) ==
-              in_kernel("__shared__ std::pair<int, float> p[2], q;" + reg("p") + reg("q")));
+              in_kernel("__shared__ std::pair<int, float> " + guarded("p", "[2]") + ", q;" + reg("p") + reg("q")));
         CHECK(body(in_kernel("__shared__ float s[M][std::max(M, N)], *t;")) ==
-              in_kernel("__shared__ float s[M][std::max(M, N)], *t;" + reg("s") + reg("t")));
+              in_kernel("__shared__ float " + guarded("s", "[M][std::max(M, N)]") + ", *t;" + reg("s") + reg("t")));
     }
     SECTION("two declarations on one line, and code after the ';' stays after the calls") {
         CHECK(body(in_kernel("__shared__ int a; __shared__ int b;  // done")) ==
@@ -367,8 +381,9 @@ TEST_CASE("Static __shared__ declarations in a function register each name after
         CHECK(out ==
               "__global__ void k() {\n"
               "    __shared__ float\n"
-              "        tile[TILE][TILE + 1]\n"
-              "        , row[TILE];" + reg("tile") + reg("row") + "  // trailing\n"
+              "        (&tile)[TILE][TILE + 1]\n"
+              "         = ::course_emu::static_shared(\"tile\", __FILE__, __LINE__), " + guarded("row", "[TILE]") +
+              ";" + reg("tile") + reg("row") + "  // trailing\n"
               "    __shared__\n"
               "        int n\n"
               "    ;" + reg("n") + "\n"
@@ -378,8 +393,9 @@ TEST_CASE("Static __shared__ declarations in a function register each name after
     SECTION("a directive inside an array bound is kept") {
         const std::string source = "void f() {\n  __shared__ float s[\n#if BIG\n 512\n#else\n 256\n"
                                    "#endif\n  ];\n}\n";
-        CHECK(body(source) == "void f() {\n  __shared__ float s[\n#if BIG\n 512\n#else\n 256\n"
-                              "#endif\n  ];" + reg("s") + "\n}\n");
+        CHECK(body(source) == "void f() {\n  __shared__ float (&s)[\n#if BIG\n 512\n#else\n 256\n"
+                              "#endif\n  ] = ::course_emu::static_shared(\"s\", __FILE__, __LINE__);" + reg("s") +
+                                  "\n}\n");
     }
 }
 
@@ -397,7 +413,7 @@ TEST_CASE("Static __shared__ declarations are registered in every kind of functi
               "__global__ void k(int n) {\n"
               "  for (int i = 0; i < n; ++i) {\n"
               "    if (i > 0) { __shared__ int a;" + reg("a") + " }\n"
-              "    while (n) { { __shared__ float b[2];" + reg("b") + " } }\n"
+              "    while (n) { { __shared__ float " + guarded("b", "[2]") + ";" + reg("b") + " } }\n"
               "  }\n"
               "  switch (n) { case 1: __shared__ int c;" + reg("c") +
               " break; default: { __shared__ int d;" + reg("d") + " } }\n"
@@ -421,7 +437,7 @@ TEST_CASE("Static __shared__ declarations are registered in every kind of functi
             "bool operator<(const S& a, const S& b)",
             "void h() try",
             "template <typename T> void f(T) requires std::is_integral_v<T>");
-        CHECK(body(head + " { __shared__ int s[4]; }") == head + " { __shared__ int s[4];" +
+        CHECK(body(head + " { __shared__ int s[4]; }") == head + " { __shared__ int " + guarded("s", "[4]") + ";" +
                                                            reg("s") + " }");
     }
     SECTION("templates") {
@@ -433,7 +449,7 @@ TEST_CASE("Static __shared__ declarations are registered in every kind of functi
         CHECK(body(source) ==
               "template <typename T, int BLOCK, class Op = std::plus<T>>\n"
               "__global__ void reduce(const T* in, T* out) {\n"
-              "    __shared__ T partial[BLOCK];" + reg("partial") + "\n"
+              "    __shared__ T " + guarded("partial", "[BLOCK]") + ";" + reg("partial") + "\n"
               "}\n");
     }
     SECTION("member functions defined in a class, also in a local class") {
@@ -444,7 +460,7 @@ TEST_CASE("Static __shared__ declarations are registered in every kind of functi
                    "};\n") ==
               "template <class T> struct W {\n"
               "  W() : a{1} { __shared__ T w;" + reg("w") + " }\n"
-              "  __device__ void operator()(int) const { __shared__ T op[2];" + reg("op") + " }\n"
+              "  __device__ void operator()(int) const { __shared__ T " + guarded("op", "[2]") + ";" + reg("op") + " }\n"
               "  int a;\n"
               "};\n");
         CHECK(body("void f() { struct L { void g() { __shared__ int x; } }; }") ==
@@ -548,5 +564,40 @@ TEST_CASE("__shared__ outside function scope or outside a plain declaration is l
         CHECK(body(in_kernel("extern __shared__ float dyn[]; __shared__ int n;")) ==
               in_kernel("float* const dyn = ::course_emu::dynamic_shared<float>(); __shared__ int n;" +
                         reg("n")));
+    }
+}
+
+namespace {
+
+/// What follows the `;` of a `__constant__` declaration of NAME.
+std::string constant_view(const std::string& name) {
+    return " static_assert(sizeof(course_emu_constant_" + name + ") <= 65536, \"__constant__ " + name +
+           " is larger than the 64 KiB of constant memory\"); [[maybe_unused]] static const auto& " + name +
+           " = course_emu_constant_" + name + ";";
+}
+
+}  // namespace
+
+TEST_CASE("__constant__ variables get writable storage and a const view for device code, lines kept",
+          "[emu][translator][constant]") {
+    CHECK(body("__constant__ float c_filter[81];\n") ==
+          "__constant__ float course_emu_constant_c_filter[81];" + constant_view("c_filter") + "\n");
+    CHECK(body("static __constant__ int c_n;") == "static __constant__ int course_emu_constant_c_n;" +
+                                                     constant_view("c_n"));
+    CHECK(body("namespace {\nconstexpr int N = 4;\n__constant__ float2 c_pairs[N][2] = {{}};\n}\n") ==
+          "namespace {\nconstexpr int N = 4;\n__constant__ float2 course_emu_constant_c_pairs[N][2] = {{}};" +
+              constant_view("c_pairs") + "\n}\n");
+    CHECK(body("__constant__ double c_scale = 2.0; int x;") ==
+          "__constant__ double course_emu_constant_c_scale = 2.0;" + constant_view("c_scale") + " int x;");
+    const std::string split = "__constant__ float\n    c_w[\n 9];\n";
+    CHECK(newlines(body(split)) == newlines(split));
+    CHECK(body(split) == "__constant__ float\n    course_emu_constant_c_w[\n 9];" + constant_view("c_w") + "\n");
+    SECTION("forms left alone: extern, several declarators, no name, comments and strings") {
+        for (const std::string source :
+             {"extern __constant__ float c_a[4];", "__constant__ float c_a[4], c_b[4];", "__constant__ float;",
+              "// __constant__ float c_a[4];", "const char* s = \"__constant__ float c_a[4];\";"}) {
+            CAPTURE(source);
+            CHECK(body(source) == source);
+        }
     }
 }
