@@ -199,6 +199,51 @@ if(log MATCHES ": connected")
   fail("opens_network reached the network")
 endif()
 
+# Without bubblewrap (a container, the GPU machines) the grader uses its
+# limits mode, where, as root, each test case runs in a PID namespace of its
+# own: the signal a test process dies of must be reported there too (the
+# namespace's init gets no signal it has no handler for, so abort() run as
+# init died of SIGSEGV). Where the run above was sandboxed, `aborts` is
+# graded again in that mode, and its reason checked the same way.
+if(sandboxed)
+  set(limits_json "${SCRATCH}/limits-aborts.json")
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -E env COURSE_BUILD_DIR=${SCRATCH}/build COURSE_BACKEND=emu COURSE_TEST_TIMEOUT=20
+            COURSE_EMU_TIMEOUT=5 COURSE_JOBS=2 COURSE_GRADE_ISOLATION=limits
+            "${ROOT}/course" grade --submission "${submissions}/aborts" --extra-tests "${extra}" --format json
+            --output "${limits_json}" 01
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(want_tests "")
+  set(want_reason "")
+  foreach(row IN LISTS rows)
+    if(row MATCHES "^aborts\t[^\t]*\t[^\t]*\t([^\t]*)\t([^\t]*)\t")
+      set(want_tests "${CMAKE_MATCH_1}")
+      set(want_reason "${CMAKE_MATCH_2}")
+    endif()
+  endforeach()
+  if(NOT rc EQUAL 1 OR NOT EXISTS "${limits_json}")
+    fail("aborts in limits mode: ./course grade --submission exited ${rc} (expected 1, a failed lesson): ${err}${out}")
+  elseif(want_reason STREQUAL "")
+    fail("aborts in limits mode: no expected reason for aborts in expected.tsv")
+  else()
+    file(READ "${limits_json}" json)
+    string(JSON isolation GET "${json}" isolation)
+    string(JSON passed GET "${json}" students 0 lessons 0 passed)
+    string(JSON tests LENGTH "${json}" students 0 lessons 0 tests)
+    string(JSON reason GET "${json}" students 0 lessons 0 reason)
+    message(STATUS "aborts in limits mode (${isolation}): ${passed}/${tests}, ${reason}")
+    if(isolation MATCHES "^bubblewrap")
+      fail("aborts in limits mode: graded in ${isolation}")
+    endif()
+    if(NOT "${passed}/${tests}" STREQUAL want_tests)
+      fail("aborts in limits mode: ${passed} of ${tests} test cases passed, expected ${want_tests}")
+    endif()
+    if(NOT reason MATCHES "${want_reason}")
+      fail("aborts in limits mode: no reason matches '${want_reason}': ${reason}")
+    endif()
+  endif()
+endif()
+
 # Nothing a submission started still runs after its grading (the student
 # uids of two slots: 65534 and 65533). A zombie has ended: one whose parent
 # died first waits for this machine's init to reap it.
