@@ -22,14 +22,18 @@
 
 namespace lesson19 {
 
-// Given: the shapes. A block has one thread per digit value.
-constexpr int kThreads = 256;                // threads per block, = kRadix
+// Given: the shapes. A block of the sort has at least one thread per digit
+// value: thread d < kRadix does digit d's work, the others only sort.
+constexpr int kThreads = 384;                // threads per block of the sort (12 warps)
 [[maybe_unused]] constexpr int kWarps = kThreads / 32;
 constexpr int kItems = 16;                   // keys per thread in the sort
-[[maybe_unused]] constexpr int kTile = kThreads * kItems;  // keys per block of the sort: 4096
+[[maybe_unused]] constexpr int kTile = kThreads * kItems;  // keys per block of the sort: 6144
+constexpr int kScanThreads = 256;            // threads per block of the scan
 constexpr int kScanItems = 16;               // values per thread in the scan
-[[maybe_unused]] constexpr int kScanChunk = kThreads * kScanItems;
+[[maybe_unused]] constexpr int kScanChunk = kScanThreads * kScanItems;
+[[maybe_unused]] constexpr int kMaxWarps = 32;  // the most warps a block can have (1024 threads)
 [[maybe_unused]] constexpr unsigned kFullMask = 0xffffffffu;
+static_assert(kThreads >= kRadix && kThreads % 32 == 0, "thread d does digit d's work; whole warps");
 
 // Given: blocks of `per_block` items for `items` items, rounded up.
 unsigned blocks_for(std::size_t items, std::size_t per_block) {
@@ -38,9 +42,10 @@ unsigned blocks_for(std::size_t items, std::size_t per_block) {
 
 // The block's exclusive scan of one value per thread: returns the sum of the
 // values of the threads before this one, and the block's total in `total`.
-// Every thread of the block calls it.
+// Every thread of the block calls it. Any block of whole warps (the scan's
+// blocks have kScanThreads threads, the sort's kThreads): blockDim.x / 32 warps.
 __device__ unsigned block_exclusive_scan(unsigned value, unsigned& total) {
-    // TODO: __shared__ unsigned warp_totals[kWarps]. An inclusive warp scan
+    // TODO: __shared__ unsigned warp_totals[kMaxWarps]. An inclusive warp scan
     // with __shfl_up_sync (offsets 1, 2, 4, 8, 16; add only when lane >=
     // offset); lane 31 stores its warp's total; __syncthreads(); each thread
     // adds the totals of the warps before its own, and all of them for
@@ -59,7 +64,7 @@ __global__ void chunk_sums_kernel(const unsigned* in, std::size_t n, unsigned* c
 
 // Scan kernel 2, one block: chunk_sums becomes the exclusive scan of itself.
 __global__ void chunk_offsets_kernel(unsigned* chunk_sums, unsigned chunks) {
-    // TODO: kThreads values per round, a running carry from round to round.
+    // TODO: kScanThreads values per round, a running carry from round to round.
 }
 
 // Scan kernel 3: out[i] for the thread's values, starting from its chunk's
@@ -84,8 +89,9 @@ __device__ unsigned digit_of(unsigned key, unsigned shift, unsigned bits) {
 // the tile (kTile keys from blockIdx.x * kTile, fewer in the last one) with digit d.
 __global__ void digit_counts_kernel(const unsigned* keys, std::size_t n, unsigned shift, unsigned bits,
                                     unsigned* tile_counts) {
-    // TODO: a shared-memory histogram of kRadix bins (lesson 09): zero,
-    // __syncthreads(), atomicAdd per key, __syncthreads(), thread d writes bin d.
+    // TODO: a shared-memory histogram of kRadix bins (lesson 09): thread
+    // d < kRadix zeroes bin d, __syncthreads(), atomicAdd per key,
+    // __syncthreads(), thread d < kRadix writes bin d.
 }
 
 // Step 3 of a pass: the stable scatter of one tile. digit_offsets is the
@@ -95,8 +101,12 @@ template <bool kWithValues>
 __global__ void scatter_kernel(const unsigned* keys_in, const unsigned* values_in, unsigned* keys_out,
                                unsigned* values_out, std::size_t n, unsigned shift, unsigned bits,
                                const unsigned* digit_offsets) {
-    __shared__ unsigned tile_keys[kTile];
-    __shared__ unsigned tile_values[kWithValues ? kTile : 1];
+    // Given: the sorted tile, kTile keys then (with values) kTile values, in
+    // dynamic shared memory (radix_sort launches with its size: 48 KB for
+    // pairs, past what a block may declare statically with the counts below).
+    extern __shared__ unsigned sorted_tile[];
+    [[maybe_unused]] unsigned* tile_keys = sorted_tile;
+    [[maybe_unused]] unsigned* tile_values = sorted_tile + kTile;
     __shared__ unsigned warp_counts[kWarps][kRadix];
     __shared__ unsigned digit_base[kRadix];
     // TODO, in this order (the lesson's figure shows it):
@@ -109,8 +119,9 @@ __global__ void scatter_kernel(const unsigned* keys_in, const unsigned* values_i
     //    warp_counts[warp][digit] + (peers in lower lanes); after a
     //    __syncwarp() the lowest lane of the group adds popc(peers) to the count;
     //    __syncwarp().
-    // 3. __syncthreads(). Thread d: an exclusive scan of column d over the
-    //    warps, in place; block_exclusive_scan of the digit totals; add the
+    // 3. __syncthreads(). Thread d < kRadix: an exclusive scan of column d over the
+    //    warps, in place; block_exclusive_scan of the digit totals (every
+    //    thread calls it, those past kRadix with 0); add the
     //    digit's start to column d; digit_base[d] = digit_offsets[d * gridDim.x
     //    + blockIdx.x] - the digit's start. __syncthreads().
     // 4. tile_keys[warp_counts[warp][digit] + rank] = key (and the value), __syncthreads().
@@ -142,7 +153,9 @@ void radix_sort(const unsigned* keys_in, const unsigned* values_in, unsigned* ke
     // buffers, and per pass: shift, bits (8, or fewer for the last), the
     // source (the input, then the previous destination), the destination
     // (ping-pong: the LAST pass must write the output), digit_counts_kernel,
-    // exclusive_scan, scatter_kernel<true> or <false>.
+    // exclusive_scan, scatter_kernel<true> or <false> with its sorted tile's
+    // bytes as the launch's dynamic shared memory (2 * kTile * sizeof(unsigned)
+    // for pairs; set cudaFuncAttributeMaxDynamicSharedMemorySize to it first).
 }
 
 void sort_keys(const unsigned* keys_in, unsigned* keys_out, std::size_t n, int begin_bit, int end_bit) {
