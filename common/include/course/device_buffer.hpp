@@ -69,7 +69,15 @@ public:
     /// @brief Number of elements.
     std::size_t size() const noexcept { return size_; }
 
-    /// @brief Copies `host` (exactly size() elements) to the device.
+    /// @brief Copies `host` (exactly size() elements) to the device, and
+    /// returns once the data is there.
+    ///
+    /// A cudaMemcpy from pageable memory may return as soon as the data is in
+    /// the driver's staging buffer, before its DMA reaches the device, and
+    /// work in a stream created with cudaStreamNonBlocking is not ordered
+    /// after it: without the synchronisation a student's non-blocking stream
+    /// could run before the test's input (or poison) has landed, and the test
+    /// would blame the student for the harness (seen on an H100, lesson 17).
     void upload(const std::vector<T>& host) {
         if (host.size() != size_) {
             throw std::invalid_argument("DeviceBuffer::upload: host vector has " + std::to_string(host.size()) +
@@ -77,6 +85,7 @@ public:
         }
         if (size_ > 0) {
             COURSE_CUDA_CHECK(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice));
+            COURSE_CUDA_CHECK(cudaDeviceSynchronize());
         }
     }
 
