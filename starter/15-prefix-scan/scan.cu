@@ -87,6 +87,15 @@ constexpr unsigned kItems = 16;
 constexpr std::size_t kTileItems = std::size_t{kThreads} * kItems;
 static_assert(kTileItems >= kMinTileItems, "the workspace is sized for tiles of at least kMinTileItems");
 
+// Each warp moves its 32 x 16 = 512 consecutive elements through a
+// shared-memory area of its own, with one padding element after every 32
+// (no two lanes on one bank): a kernel that calls load_items or
+// store_exclusive declares `__shared__ T exchange[kWarps * kExchangeItems];`.
+constexpr unsigned kWarpItems = 32 * kItems;
+[[maybe_unused]] constexpr unsigned kExchangeItems = kWarpItems + kWarpItems / 32;
+
+[[maybe_unused]] __device__ unsigned padded(unsigned e) { return e + e / 32; }
+
 template <class T>
 struct Vector4;
 template <>
@@ -98,45 +107,73 @@ struct Vector4<float> {
     using type = float4;
 };
 
-// Given: loads a thread's 16 elements from `first` on (four 16-byte loads
-// when all 16 exist and the address allows; 0 past the end).
+// Given: loads the 16 consecutive elements of this thread of the tile that
+// starts at `tile_first` (elements tile_first + 16 * threadIdx.x on; 0 past
+// the end) into items[]. Each warp reads its 512 elements striped (one
+// instruction: 32 lanes x 16 contiguous bytes), then transposes them
+// through its area of `exchange` into each thread's 16 (the lesson text,
+// "Tiles", says why). All 32 lanes of every warp must call it.
 template <class T>
-__device__ void load_items(const T* in, std::size_t n, std::size_t first, T (&items)[kItems]) {
+__device__ void load_items(const T* in, std::size_t n, std::size_t tile_first, T* exchange, T (&items)[kItems]) {
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned warp = threadIdx.x / 32;
+    const std::size_t first = tile_first + std::size_t{warp} * kWarpItems;
+    T* area = exchange + warp * kExchangeItems;
     const bool aligned = reinterpret_cast<std::uintptr_t>(in + first) % 16 == 0;
-    if (first + kItems <= n && aligned) {
+    if (first + kWarpItems <= n && aligned) {
         const auto* vectors = reinterpret_cast<const typename Vector4<T>::type*>(in + first);
         for (unsigned q = 0; q < kItems / 4; ++q) {
-            const auto v = vectors[q];
-            items[4 * q] = v.x;
-            items[4 * q + 1] = v.y;
-            items[4 * q + 2] = v.z;
-            items[4 * q + 3] = v.w;
-        }
-    } else {
-        for (unsigned k = 0; k < kItems; ++k) items[k] = first + k < n ? in[first + k] : T(0);
-    }
-}
-
-// Given: writes the exclusive scan of a thread's items from `first` on,
-// starting from `running` (the sum of everything before its first element).
-template <class T>
-__device__ void store_exclusive(T* out, std::size_t n, std::size_t first, const T (&items)[kItems], T running) {
-    T result[kItems];
-    for (unsigned k = 0; k < kItems; ++k) {
-        result[k] = running;
-        running += items[k];
-    }
-    const bool aligned = reinterpret_cast<std::uintptr_t>(out + first) % 16 == 0;
-    if (first + kItems <= n && aligned) {
-        auto* vectors = reinterpret_cast<typename Vector4<T>::type*>(out + first);
-        for (unsigned q = 0; q < kItems / 4; ++q) {
-            vectors[q] = {result[4 * q], result[4 * q + 1], result[4 * q + 2], result[4 * q + 3]};
+            const unsigned v = q * 32 + lane;
+            const auto x = __ldcs(vectors + v);
+            const unsigned e = padded(4 * v);
+            area[e] = x.x;
+            area[e + 1] = x.y;
+            area[e + 2] = x.z;
+            area[e + 3] = x.w;
         }
     } else {
         for (unsigned k = 0; k < kItems; ++k) {
-            if (first + k < n) out[first + k] = result[k];
+            const unsigned e = k * 32 + lane;
+            area[padded(e)] = first + e < n ? in[first + e] : T(0);
         }
     }
+    __syncwarp();
+    for (unsigned k = 0; k < kItems; ++k) items[k] = area[padded(lane * kItems + k)];
+    __syncwarp();
+}
+
+// Given: writes the exclusive scan of this thread's items, starting from
+// `running` (the sum of everything before its first element), for the tile
+// that starts at `tile_first`: the reverse of load_items, through the same
+// `exchange`. All 32 lanes of every warp must call it.
+template <class T>
+__device__ void store_exclusive(T* out, std::size_t n, std::size_t tile_first, const T (&items)[kItems], T running,
+                                T* exchange) {
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned warp = threadIdx.x / 32;
+    const std::size_t first = tile_first + std::size_t{warp} * kWarpItems;
+    T* area = exchange + warp * kExchangeItems;
+    for (unsigned k = 0; k < kItems; ++k) {
+        area[padded(lane * kItems + k)] = running;
+        running += items[k];
+    }
+    __syncwarp();
+    const bool aligned = reinterpret_cast<std::uintptr_t>(out + first) % 16 == 0;
+    if (first + kWarpItems <= n && aligned) {
+        auto* vectors = reinterpret_cast<typename Vector4<T>::type*>(out + first);
+        for (unsigned q = 0; q < kItems / 4; ++q) {
+            const unsigned v = q * 32 + lane;
+            const unsigned e = padded(4 * v);
+            const typename Vector4<T>::type x = {area[e], area[e + 1], area[e + 2], area[e + 3]};
+            __stcs(vectors + v, x);
+        }
+    } else {
+        for (unsigned k = 0; k < kItems; ++k) {
+            const unsigned e = k * 32 + lane;
+            if (first + e < n) out[first + e] = area[padded(e)];
+        }
+    }
+    __syncwarp();
 }
 
 // The block's scan of its threads' totals: returns the tile's sum, and sets
@@ -164,9 +201,11 @@ std::size_t tile_count(std::size_t n) { return (n + kTileItems - 1) / kTileItems
 // Pass 1: sums[blockIdx.x] = the sum of tile blockIdx.x.
 template <class T>
 __global__ void __launch_bounds__(kThreads) tile_sums_kernel(const T* in, std::size_t n, T* sums) {
+    __shared__ T exchange[kWarps * kExchangeItems];
     __shared__ T warp_totals[kWarps];
-    // TODO: load the thread's items (first = blockIdx.x * kTileItems +
-    // threadIdx.x * kItems), block_scan them, thread 0 writes the tile's sum.
+    // TODO: load the thread's items (load_items of the tile that starts at
+    // blockIdx.x * kTileItems), block_scan them, thread 0 writes the tile's sum.
+    (void)exchange;
     (void)warp_totals;
     (void)in;
     (void)n;
@@ -177,10 +216,12 @@ __global__ void __launch_bounds__(kThreads) tile_sums_kernel(const T* in, std::s
 // tile of them at a time, carrying the running total from one to the next.
 template <class T>
 __global__ void __launch_bounds__(kThreads) scan_sums_kernel(T* sums, std::size_t count) {
+    __shared__ T exchange[kWarps * kExchangeItems];
     __shared__ T warp_totals[kWarps];
-    // TODO: for base = 0, 4096, ... < count: load, block_scan, store_exclusive
-    // from carry + thread_prefix, add the round's sum to carry, and a barrier
-    // before the next round rewrites warp_totals.
+    // TODO: for base = 0, 4096, ... < count: load the tile at base,
+    // block_scan, store_exclusive from carry + thread_prefix, add the round's
+    // sum to carry, and a barrier before the next round rewrites warp_totals.
+    (void)exchange;
     (void)warp_totals;
     (void)sums;
     (void)count;
@@ -189,8 +230,10 @@ __global__ void __launch_bounds__(kThreads) scan_sums_kernel(T* sums, std::size_
 // Pass 3: each tile scanned again, starting from its tile's scanned sum.
 template <class T>
 __global__ void __launch_bounds__(kThreads) scan_tiles_kernel(const T* in, T* out, std::size_t n, const T* sums) {
+    __shared__ T exchange[kWarps * kExchangeItems];
     __shared__ T warp_totals[kWarps];
     // TODO: load, block_scan, store_exclusive from sums[blockIdx.x] + thread_prefix.
+    (void)exchange;
     (void)warp_totals;
     (void)in;
     (void)out;
@@ -265,14 +308,23 @@ __device__ void publish(const TileStatus& status, unsigned tile, unsigned state,
     (void)value;
 }
 
+// How long a look-back sleeps (__nanosleep) before its first poll, and
+// between two polls of a word not published yet, in nanoseconds: polling
+// in a tight loop floods the L2 lines of the status words (the lesson text
+// says why; correct either way, faster with them).
+[[maybe_unused]] constexpr unsigned kFirstPollDelayNs = 1250;
+[[maybe_unused]] constexpr unsigned kPollDelayNs = 650;
+
 // Warp 0 returns the sum of every element before `tile`, looking back over
 // the tiles before it, 32 at a time.
 template <class T>
 __device__ T look_back(const TileStatus& status, unsigned tile) {
-    // TODO: lane i looks at tile (nearest - i), nearest starting at tile - 1
-    // (a lane before tile 0 counts as a prefix of 0). Spin until its word's
-    // state is not kInvalid (DeviceWord(...).load(cuda::memory_order_relaxed):
-    // an atomic load, never a plain one), then take its state and value.
+    // TODO: __nanosleep(kFirstPollDelayNs) first. Lane i looks at tile
+    // (nearest - i), nearest starting at tile - 1 (a lane before tile 0
+    // counts as a prefix of 0). Spin until its word's state is not kInvalid
+    // (DeviceWord(...).load(cuda::memory_order_relaxed): an atomic load,
+    // never a plain one; __nanosleep(kPollDelayNs) between two loads), then
+    // take its state and value.
     // __ballot_sync which lanes hold a prefix; add the values of the lanes up
     // to the nearest such lane (all 32 if none), reduce them over the warp
     // with shuffles; stop if a prefix was found, else look 32 tiles further back.
@@ -284,6 +336,7 @@ __device__ T look_back(const TileStatus& status, unsigned tile) {
 template <class T>
 __global__ void __launch_bounds__(kThreads) single_pass_kernel(const T* in, T* out, std::size_t n,
                                                                TileStatus status) {
+    __shared__ T exchange[kWarps * kExchangeItems];
     __shared__ T warp_totals[kWarps];
     __shared__ unsigned tile_index;
     __shared__ T tile_prefix;
@@ -295,6 +348,7 @@ __global__ void __launch_bounds__(kThreads) single_pass_kernel(const T* in, T* o
     // publishes its aggregate, looks back, then publishes prefix + aggregate.
     // Thread 0 puts the prefix in tile_prefix; barrier.
     // TODO 4: store_exclusive from tile_prefix + thread_prefix.
+    (void)exchange;
     (void)warp_totals;
     (void)tile_index;
     (void)tile_prefix;

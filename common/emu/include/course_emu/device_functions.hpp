@@ -273,5 +273,11 @@ inline float __ull2float_rn(unsigned long long x) { return static_cast<float>(x)
 inline double __int2double_rn(int x) { return static_cast<double>(x); }
 inline float __double2float_rn(double x) { return static_cast<float>(x); }
 
+/// @brief `__nanosleep(ns)`: on a GPU the warp sleeps about `ns` nanoseconds
+/// (a back-off in a spin-wait). A hint with no effect on results; on the
+/// emulator it does nothing (a spin's atomic load already lets the other
+/// threads run, atomics.hpp).
+inline void __nanosleep(unsigned int ns) { (void)ns; }
+
 // A macro rather than a function so that the fault names the student's line.
 #define __trap() ::course_emu::raise_fault(__FILE__, __LINE__, "__trap() was called", cudaErrorLaunchFailure)
