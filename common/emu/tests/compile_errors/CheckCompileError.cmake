@@ -2,11 +2,13 @@
 # compiles it with the host compiler (syntax only) and passes when that fails
 # with a message matching EXPECT (the file, the line and the cause).
 #   cmake -DTRANSLATOR=... -DCXX=... -DINCLUDE=<emu/include> -DSOURCE=x.cu -DEXPECT=<regex> -DWORK=<dir>
-#         -P CheckCompileError.cmake
+#         [-DEMULATOR=command] -P CheckCompileError.cmake
+# EMULATOR: a cross build's CMAKE_CROSSCOMPILING_EMULATOR (qemu-aarch64), which
+# runs the translator, a program of the target; the cross compiler runs natively.
 get_filename_component(name "${SOURCE}" NAME_WE)
 file(MAKE_DIRECTORY "${WORK}")
 set(translated "${WORK}/${name}.cpp")
-execute_process(COMMAND "${TRANSLATOR}" "${SOURCE}" "${translated}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+execute_process(COMMAND ${EMULATOR} "${TRANSLATOR}" "${SOURCE}" "${translated}" RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the translator refused ${SOURCE}: ${err}")
 endif()
