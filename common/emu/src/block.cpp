@@ -47,11 +47,6 @@ namespace ctx = boost::context;
 
 // ---------------------------------------------------------------- stacks
 
-std::size_t page_size() {
-    static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    return size;
-}
-
 // Stack size of an emulated thread (COURSE_EMU_STACK_KB, default 256 KiB;
 // only the pages a thread touches are ever backed by memory).
 std::size_t stack_size() {
@@ -255,21 +250,15 @@ public:
             data_ = nullptr;
             return;
         }
-        const std::size_t page = page_size();
-        const std::size_t needed = (rounded + page - 1) / page * page + page;
+        const std::size_t needed = guarded_mapping_size(rounded);
         if (needed > mapped_) {
             if (base_ != nullptr) munmap(base_, mapped_);
-            void* memory = mmap(nullptr, needed, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (memory == MAP_FAILED) {
-                base_ = nullptr;
-                mapped_ = 0;
-                throw std::bad_alloc();
-            }
-            base_ = static_cast<char*>(memory);
+            base_ = nullptr;
+            mapped_ = 0;
+            base_ = map_with_trailing_guard(needed);
             mapped_ = needed;
-            mprotect(base_ + mapped_ - page, page, PROT_NONE);
         }
-        guard_ = base_ + mapped_ - page;
+        guard_ = base_ + mapped_ - page_size();
         data_ = guard_ - rounded;
         std::memset(data_, 0xCD, rounded);
     }

@@ -13,6 +13,7 @@
 #include "state.hpp"
 #include "streams_internal.hpp"
 
+#include <new>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,14 +76,6 @@ cudaDeviceProp make_properties() {
 }
 
 std::size_t round_up(std::size_t n, std::size_t unit) { return (n + unit - 1) / unit * unit; }
-
-std::size_t page_size() {
-    static const std::size_t page = [] {
-        const long v = sysconf(_SC_PAGESIZE);
-        return v > 0 ? static_cast<std::size_t>(v) : std::size_t{4096};
-    }();
-    return page;
-}
 
 enum class AllocationKind : unsigned char { device, managed };
 
@@ -262,6 +255,27 @@ void add_pinned(const void* p, std::size_t bytes) {
 }
 
 }  // namespace
+
+std::size_t page_size() {
+    static const std::size_t page = [] {
+        const long v = sysconf(_SC_PAGESIZE);
+        return v > 0 ? static_cast<std::size_t>(v) : std::size_t{4096};
+    }();
+    return page;
+}
+
+std::size_t guarded_mapping_size(std::size_t bytes) { return round_up(bytes, page_size()) + page_size(); }
+
+char* map_with_trailing_guard(std::size_t mapped) {
+    void* memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) throw std::bad_alloc();
+    char* base = static_cast<char*>(memory);
+    if (mprotect(base + mapped - page_size(), page_size(), PROT_NONE) != 0) {
+        munmap(base, mapped);
+        throw std::bad_alloc();
+    }
+    return base;
+}
 
 bool is_pinned_range(const void* p, std::size_t bytes) {
     Registry& r = registry();

@@ -58,4 +58,18 @@ bool describe_fault_address(const void* address, char* buffer, std::size_t size)
 /// once any kernel has opted in to as much; launch validation uses this.
 std::size_t dynamic_shared_limit();
 
+/// @brief The system's page size, asked of the system (4 KiB on x86-64, 16 or
+/// 64 KiB on some ARM kernels), never assumed.
+std::size_t page_size();
+
+/// @brief The size of a mapping in which `bytes` end right before a trailing
+/// guard page: whole pages, the guard included.
+std::size_t guarded_mapping_size(std::size_t bytes);
+
+/// @brief Maps `mapped` bytes (a guarded_mapping_size()) read-write, with the
+/// last page inaccessible, so that an access just past the bytes before it
+/// faults (the shared-memory guards of block.cpp and static_shared.cpp).
+/// Returns the mapping's base; throws std::bad_alloc when it cannot map.
+char* map_with_trailing_guard(std::size_t mapped);
+
 }  // namespace course_emu::detail

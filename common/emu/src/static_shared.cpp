@@ -3,14 +3,13 @@
 // an inaccessible page, and the description of a fault there.
 #include <course_emu/static_shared.hpp>
 
+#include "state.hpp"
 #include "static_shared_guard.hpp"
 
 #include <cstdio>
-#include <new>
 #include <vector>
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 namespace course_emu::detail {
 
@@ -43,14 +42,19 @@ struct Registry {
 
 thread_local Registry t_registry;
 
-std::size_t page() {
-    static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    return size;
+unsigned clamped_rank(const GuardedArray& a) { return a.rank < 1 ? 1 : (a.rank > 3 ? 3 : a.rank); }
+
+// "[3][7]": `rank` subscripts (async-signal-safe: snprintf of numbers only).
+void format_subscripts(const std::size_t* values, unsigned rank, char* out, std::size_t size) {
+    int used = 0;
+    for (unsigned d = 0; d < rank && used >= 0 && static_cast<std::size_t>(used) < size; ++d) {
+        used += std::snprintf(out + used, size - static_cast<std::size_t>(used), "[%zu]", values[d]);
+    }
 }
 
-// "[3][7]" for a flat element index of an array of the given extents.
+// The subscripts of a flat element index of an array of the given extents.
 void format_index(std::size_t flat, const GuardedArray& a, char* out, std::size_t size) {
-    const unsigned rank = a.rank < 1 ? 1 : (a.rank > 3 ? 3 : a.rank);
+    const unsigned rank = clamped_rank(a);
     std::size_t index[3] = {flat, 0, 0};
     if (rank > 1) {
         // Row-major: the last dimension varies fastest; the first takes what is left (past its end).
@@ -61,10 +65,7 @@ void format_index(std::size_t flat, const GuardedArray& a, char* out, std::size_
         }
         index[0] = rest;
     }
-    int used = 0;
-    for (unsigned d = 0; d < rank && used >= 0 && static_cast<std::size_t>(used) < size; ++d) {
-        used += std::snprintf(out + used, size - static_cast<std::size_t>(used), "[%zu]", index[d]);
-    }
+    format_subscripts(index, rank, out, size);
 }
 
 }  // namespace
@@ -78,11 +79,7 @@ bool describe_static_shared_fault(const void* address, char* buffer, std::size_t
         char index[64] = "";
         char dims[64] = "";
         format_index(byte / a.element, a, index, sizeof index);
-        int used = 0;
-        for (unsigned d = 0; d < (a.rank > 3 ? 3u : a.rank) && used >= 0 && static_cast<std::size_t>(used) < sizeof dims;
-             ++d) {
-            used += std::snprintf(dims + used, sizeof dims - static_cast<std::size_t>(used), "[%zu]", a.extents[d]);
-        }
+        format_subscripts(a.extents, clamped_rank(a), dims, sizeof dims);
         std::snprintf(buffer, size,
                       "out-of-bounds access to shared memory: element %s%s of the static __shared__ array %s%s "
                       "(%zu-byte elements, %zu bytes, declared at %s:%d), byte %zu of it: an index past the end "
@@ -95,14 +92,10 @@ bool describe_static_shared_fault(const void* address, char* buffer, std::size_t
 
 void* static_shared_storage(std::size_t bytes, std::size_t alignment, std::size_t element, unsigned rank,
                             const std::size_t* extents, const char* name, const char* file, int line) {
-    const std::size_t p = page();
     const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-    const std::size_t mapped = (rounded + p - 1) / p * p + p;
-    void* memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) throw std::bad_alloc();
-    char* base = static_cast<char*>(memory);
-    char* guard = base + mapped - p;
-    mprotect(guard, p, PROT_NONE);
+    const std::size_t mapped = guarded_mapping_size(rounded);
+    char* base = map_with_trailing_guard(mapped);
+    char* guard = base + mapped - page_size();
     GuardedArray a{base, mapped, guard - rounded, bytes, element == 0 ? 1 : element, rank, {1, 1, 1}, name, file, line};
     for (unsigned d = 0; d < rank && d < 3; ++d) a.extents[d] = extents[d] == 0 ? 1 : extents[d];
     t_registry.arrays.push_back(a);
