@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -62,6 +63,13 @@ inline void check_cuda(cudaError_t code, const char* call, const char* file, int
     if (!fault.empty()) message += "\n  emulator: " + fault;
 #endif
     throw CudaError(code, message);
+}
+
+/// @brief Reports a failed call where nothing may throw (a destructor's free):
+/// prints it on stderr and goes on.
+inline void report_cuda_failure(cudaError_t code, const char* call) noexcept {
+    if (code == cudaSuccess) return;
+    std::fprintf(stderr, "course: %s failed: %s (%s)\n", call, cudaGetErrorName(code), cudaGetErrorString(code));
 }
 
 }  // namespace course

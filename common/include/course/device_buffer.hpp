@@ -5,7 +5,6 @@
 #include <course/cuda_check.hpp>
 
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -106,11 +105,7 @@ private:
     void release() noexcept {
         if (data_ == nullptr) return;
         // A destructor cannot throw; a failed free is still reported.
-        const cudaError_t code = cudaFree(data_);
-        if (code != cudaSuccess) {
-            std::fprintf(stderr, "course: cudaFree failed: %s (%s)\n", cudaGetErrorName(code),
-                         cudaGetErrorString(code));
-        }
+        report_cuda_failure(cudaFree(data_), "cudaFree");
         data_ = nullptr;
     }
 

@@ -74,7 +74,7 @@ public:
 
 private:
     void release() noexcept {
-        if (data_ != nullptr) (void)cudaFreeHost(data_);
+        if (data_ != nullptr) report_cuda_failure(cudaFreeHost(data_), "cudaFreeHost");
         data_ = nullptr;
         size_ = 0;
     }
