@@ -240,15 +240,18 @@ struct Product {
         gather_into<A>(lanes, &Work::a, a);
         gather_into<B>(lanes, &Work::b, b);
         gather_into<C>(lanes, &Work::c, c);
+        // Row by row, k outermost: the inner loop runs along contiguous rows of B and C (vectorised).
+        for (int m = 0; m < M; ++m) {
+            for (int k = 0; k < K; ++k) {
+                const double a_mk = a[m * K + k];
+                for (int n = 0; n < N; ++n) c[m * N + n] += a_mk * b[k * N + n];
+            }
+        }
         constexpr int per_lane = D::num_elements;
         for (int lane = 0; lane < 32; ++lane) {
             D& d = *static_cast<Work*>(lanes[lane])->d;
-            for (int i = 0; i < per_lane; ++i) {
-                const int e = lane * per_lane + i, m = e / N, n = e % N;
-                double sum = c[e];
-                for (int k = 0; k < K; ++k) sum += a[m * K + k] * b[k * N + n];
-                d.x[i] = static_cast<TD>(sum);  // one rounding, to float or (directly from double) to __half
-            }
+            // One rounding, to float or (directly from double) to __half.
+            for (int i = 0; i < per_lane; ++i) d.x[i] = static_cast<TD>(c[lane * per_lane + i]);
         }
     }
 

@@ -391,21 +391,22 @@ public:
         const bool whole_warp = op == WarpOp::warp_wide;
         const char* name = whole_warp ? reinterpret_cast<const WarpWork*>(static_cast<std::uintptr_t>(value))->name
                                       : op_name(op);
-        const std::string call = whole_warp ? std::string(name) : std::string(name) + "(mask " + hex(mask) + ")";
+        // The call as reports name it, built only for a report (a collective is hot code).
+        const auto call = [&] { return whole_warp ? std::string(name) : std::string(name) + "(mask " + hex(mask) + ")"; };
         if (whole_warp && lanes_here < 32) {
             thread_fault(cudaErrorLaunchFailure, file, line,
-                         call + " needs all 32 lanes of a warp, but warp " + std::to_string(warp_index) +
+                         call() + " needs all 32 lanes of a warp, but warp " + std::to_string(warp_index) +
                              " of this block has only " + std::to_string(lanes_here) +
                              " threads (make the block's size a multiple of 32)");
         }
         if ((mask >> lane & 1u) == 0) {
             thread_fault(cudaErrorLaunchFailure, file, line,
-                         "lane " + std::to_string(lane) + " called " + call +
+                         "lane " + std::to_string(lane) + " called " + call() +
                              ", but the mask does not include the calling lane");
         }
         if ((mask & ~existing) != 0) {
             thread_fault(cudaErrorLaunchFailure, file, line,
-                         call + " names lanes that do not exist: warp " + std::to_string(warp_index) +
+                         call() + " names lanes that do not exist: warp " + std::to_string(warp_index) +
                              " of this block has only " + std::to_string(lanes_here) +
                              " threads (a partial last warp needs a mask of only its lanes, e.g. from "
                              "__ballot_sync or __activemask())");
@@ -413,14 +414,14 @@ public:
         const unsigned gone = exited_lanes(warp_index) & mask;
         if (gone != 0 && whole_warp) {
             thread_fault(cudaErrorLaunchFailure, file, line,
-                         call + " must be called by all 32 lanes of the warp together, but lanes " + hex(gone) +
+                         call() + " must be called by all 32 lanes of the warp together, but lanes " + hex(gone) +
                              " of warp " + std::to_string(warp_index) +
                              " have already exited (an early return, or a wmma call in a branch that only part of "
                              "the warp takes?)");
         }
         if (gone != 0) {
             thread_fault(cudaErrorLaunchFailure, file, line,
-                         call + " waits for lanes that have already exited (lanes " + hex(gone) +
+                         call() + " waits for lanes that have already exited (lanes " + hex(gone) +
                              "): every lane named in the mask must reach the collective");
         }
         WarpMeeting& m = meeting_for(warp_index, mask);
@@ -435,14 +436,14 @@ public:
         } else if (whole_warp && (m.op != op || m.name != name || m.file != file || m.line != line)) {
             thread_fault(cudaErrorLaunchFailure, file, line,
                          "lanes of warp " + std::to_string(warp_index) + " are divided: lane " + std::to_string(lane) +
-                             " called " + call + " here while lanes " + hex(m.arrived) + " wait in " + m.name +
+                             " called " + call() + " here while lanes " + hex(m.arrived) + " wait in " + m.name +
                              " at " + m.file + ":" + std::to_string(m.line) +
                              ". Every lane of a warp must make each wmma call together, at the same place (a wmma "
                              "call inside a branch that divides the warp?)");
         } else if (m.op != op || m.mask != mask) {
             thread_fault(cudaErrorLaunchFailure, file, line,
                          "lanes of warp " + std::to_string(warp_index) + " meet at different collectives: this lane "
-                             "called " + call + " while others wait in " + m.name + "(mask " + hex(m.mask) +
+                             "called " + call() + " while others wait in " + m.name + "(mask " + hex(m.mask) +
                              ") at " + m.file + ":" + std::to_string(m.line));
         }
         m.arrived |= 1u << lane;
@@ -592,13 +593,8 @@ private:
         throw StopSignal{};
     }
 
-    unsigned exited_lanes(unsigned warp_index) const {
-        unsigned bits = 0;
-        for (unsigned lane = 0; lane < 32 && warp_index * 32 + lane < n_; ++lane) {
-            if (slots_[warp_index * 32 + lane].state == ThreadSlot::State::done) bits |= 1u << lane;
-        }
-        return bits;
-    }
+    // Kept up to date as threads exit: every collective asks.
+    unsigned exited_lanes(unsigned warp_index) const { return exited_lanes_[warp_index]; }
 
     void complete_warp(WarpMeeting& m, unsigned warp_index) {
         if (m.op == WarpOp::warp_wide) {
@@ -712,6 +708,7 @@ private:
         r.in_kernel_code = 0;
         current_thread = nullptr;
         s.state = ThreadSlot::State::done;
+        exited_lanes_[s.linear / 32] |= 1u << (s.linear % 32);
         ++exited_;
         ++done_;
         progress();
@@ -937,6 +934,7 @@ private:
     std::vector<unsigned> order_;  // linear thread indices in schedule order
     std::vector<WarpMeeting> warps_;
     std::vector<WarpWorkBatch> work_batches_ = std::vector<WarpWorkBatch>(warps_.size());  // one per warp
+    std::vector<unsigned> exited_lanes_ = std::vector<unsigned>(warps_.size());  // per warp, a bit per exited lane
     std::deque<std::pair<unsigned, WarpMeeting>> tile_meetings_;  // (warp, meeting): stable addresses
     std::deque<ThreadSlot*> ready_;
     std::vector<Runner*> runners_;

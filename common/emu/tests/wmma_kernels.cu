@@ -133,6 +133,21 @@ int launch_partial_last_warp_wmma(const __half* a, const __half* b, float* c) {
     return __LINE__ - 8;
 }
 
+__global__ void divided_wmma_kernel(const __half* a, float* c) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a_frag;
+    if (threadIdx.x % 2 == 0) {
+        wmma::load_matrix_sync(a_frag, a, 16);
+    } else {
+        wmma::load_matrix_sync(a_frag, a, 16);  // the bug: the warp must make one call, not two
+    }
+    c[threadIdx.x] = __half2float(a_frag.x[0]);
+}
+
+int launch_divided_wmma(const __half* a, float* c) {
+    divided_wmma_kernel<<<1, 32>>>(a, c);
+    return __LINE__ - 9;
+}
+
 __global__ void bad_ldm_kernel(const __half* a, float* c) {
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a_frag;
     wmma::load_matrix_sync(a_frag, a, 12);

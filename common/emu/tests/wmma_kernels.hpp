@@ -39,6 +39,8 @@ void launch_fragment_mapping(float* out);
 int launch_half_warp_wmma(const __half* a, const __half* b, float* c);
 /// A block of 48 threads (its second warp has 16 lanes) calling wmma.
 int launch_partial_last_warp_wmma(const __half* a, const __half* b, float* c);
+/// Even and odd lanes load the same tile from two different lines (if / else).
+int launch_divided_wmma(const __half* a, float* c);
 /// load_matrix_sync with ldm = 12, not a multiple of 8 halves.
 int launch_bad_ldm_wmma(const __half* a, float* c);
 

@@ -220,6 +220,20 @@ TEST_CASE("a wmma call reached by only half of a warp is reported with its line 
     });
 }
 
+TEST_CASE("lanes making the same wmma call from two places (if / else) are reported with both lines",
+          "[emu][wmma][faults]") {
+    course::DeviceBuffer<__half> a(std::vector<__half>(256, __half(1.0f)));
+    course::DeviceBuffer<float> c(32);
+    ResetDevice reset;
+    const int line = emu_wmma_test::launch_divided_wmma(a.data(), c.data());
+    REQUIRE(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+    const std::string report = course_emu::last_fault_report();
+    CAPTURE(report);
+    CHECK(contains(report, "wmma_kernels.cu:" + std::to_string(line + 2) + ": lanes of warp 0 are divided"));
+    CHECK(contains(report, "wait in wmma::load_matrix_sync at "));
+    CHECK(contains(report, "wmma_kernels.cu:" + std::to_string(line)));
+}
+
 TEST_CASE("wmma in a block whose last warp is partial is reported", "[emu][wmma][faults]") {
     course::DeviceBuffer<__half> a(std::vector<__half>(256, __half(1.0f))), b(std::vector<__half>(256, __half(1.0f)));
     course::DeviceBuffer<float> c(512);
