@@ -239,6 +239,20 @@ public:
     void device_written(const void* address, std::size_t bytes) override {
         mark_written(reinterpret_cast<std::uintptr_t>(address), bytes);
     }
+    void warp_stored(const void* address, std::size_t bytes) override {
+        if (info_ == nullptr) return;
+        const auto begin = reinterpret_cast<std::uintptr_t>(address), end = begin + bytes;
+        const bool shared = is_shared(begin);
+        if (!shared) mark_written(begin, bytes);
+        auto& map = shared ? shared_shadow_ : global_shadow_;
+        for (std::uintptr_t word = begin & ~std::uintptr_t{3}; word < end; word += 4) {
+            Shadow& s = map[word];
+            for (unsigned b = 0; b < 4; ++b) {
+                if (word + b >= begin && word + b < end) s.written |= static_cast<std::uint8_t>(1u << b);
+            }
+            s.writer.valid = false;  // no one lane wrote it: nothing to race with
+        }
+    }
 
     // ---- from the __tsan_* callbacks
 

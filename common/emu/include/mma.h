@@ -11,8 +11,9 @@
 /// with the same pointer, `ldm` and layout; the emulator makes the warp meet
 /// there (the mechanism of `__shfl_sync`, course_emu/sync.hpp: warp_wide) and
 /// reports a call made by only part of the warp, with the file, line and lanes.
-/// Once all 32 lanes are there, one of them does the work for the warp (a
-/// whole 16x16x16 product at once), so a call costs one warp meeting.
+/// Once all 32 lanes are there, one of them has the runtime do the work for
+/// the warp (a whole 16x16x16 product at once: common/emu/src/wmma.cpp), so a
+/// call costs one warp meeting.
 ///
 /// Element mapping (unspecified by CUDA, chosen here): a fragment of an R x C
 /// matrix (A: M x K, B: K x N, accumulator: M x N) has `num_elements = R*C/32`
@@ -33,11 +34,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <course_emu/launch.hpp>
-#include <course_emu/sync.hpp>
+#include <course_emu/wmma.hpp>
 
-#include <cstdint>
-#include <string>
 #include <type_traits>
 
 namespace nvcuda {
@@ -111,159 +109,28 @@ class fragment
 
 namespace detail {
 
-using course_emu::WarpWork;
-
-template <class Layout>
-inline constexpr bool input_row_major = std::is_same_v<Layout, row_major>;
-
-// The offset in memory of element (row, col) of a matrix stored with leading dimension ldm.
-inline std::size_t offset_of(int row, int col, unsigned ldm, bool row_major_memory) {
-    return row_major_memory ? static_cast<std::size_t>(row) * ldm + col : static_cast<std::size_t>(col) * ldm + row;
-}
-
-// Stops the kernel with a report at the wmma call's line.
-[[noreturn]] inline void wmma_fault(const WarpWork& call, std::string what, cudaError_t code) {
-    static thread_local std::string text;  // raise_fault keeps the pointer: it must outlive the throw
-    text = std::string(call.name) + ": " + std::move(what);
-    course_emu::raise_fault(call.file, call.line, text.c_str(), code);
-}
-
-// A GPU requires a 256-bit aligned pointer and a leading dimension that is a
-// multiple of 16 bytes; it gives wrong results or a misaligned-address error otherwise.
 template <class T>
-void check_memory_operand(const WarpWork& call, const void* p, unsigned ldm, int min_ldm) {
-    if (reinterpret_cast<std::uintptr_t>(p) % 32 != 0) {
-        wmma_fault(call,
-                   "the pointer must be 256-bit (32-byte) aligned, as on a GPU (a tile that starts at an element "
-                   "that is not a multiple of 16?)",
-                   cudaErrorMisalignedAddress);
-    }
-    if ((ldm * sizeof(T)) % 16 != 0 || static_cast<int>(ldm) < min_ldm) {
-        wmma_fault(call,
-                   "ldm = " + std::to_string(ldm) + " must be a multiple of " + std::to_string(16 / sizeof(T)) +
-                       " for " + std::to_string(sizeof(T)) + "-byte elements (16 bytes), and at least the " +
-                       std::to_string(min_ldm) + " elements of the matrix's rows (row-major) or columns (column-major)",
-                   cudaErrorMisalignedAddress);
-    }
+constexpr course_emu::wmma_detail::Element element_of() {
+    if constexpr (std::is_same_v<T, __half>) return course_emu::wmma_detail::Element::f16;
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>) return course_emu::wmma_detail::Element::bf16;
+    else return course_emu::wmma_detail::Element::f32;
 }
 
-// The 32 lanes of a warp must pass the same pointer, ldm and layout.
-template <class Work>
-void check_same_arguments(WarpWork* const* lanes) {
-    const Work& first = *static_cast<const Work*>(lanes[0]);
-    for (int lane = 1; lane < 32; ++lane) {
-        const Work& other = *static_cast<const Work*>(lanes[lane]);
-        if (other.memory != first.memory || other.ldm != first.ldm || other.row_major_memory != first.row_major_memory) {
-            wmma_fault(other,
-                       "lane " + std::to_string(lane) +
-                           " passed a different pointer, ldm or layout than lane 0: every lane of the warp must pass "
-                           "the same (the matrix's first element, not the lane's own)",
-                       cudaErrorLaunchFailure);
-        }
-    }
-}
-
-// What one lane brings to load_matrix_sync or store_matrix_sync.
-template <class Frag, class Pointer>
-struct MemoryWork : WarpWork {
-    Frag* fragment;
-    Pointer memory;
-    unsigned ldm;
-    bool row_major_memory;
-};
-
+// One lane's load or store: its fragment and the matrix in memory.
 template <class Use, int M, int N, int K, class T, class Layout>
-struct FragmentAccess {
-    using Frag = fragment<Use, M, N, K, T, Layout>;
+inline void transfer(const char* name, void (*run)(course_emu::WarpWork* const*), const char* file, int line,
+                     const fragment<Use, M, N, K, T, Layout>& f, const T* p, unsigned ldm, bool row_major_memory) {
     using Shape = FragmentShape<Use, M, N, K>;
-    static constexpr int per_lane = Frag::num_elements;
-
-    static void load(WarpWork* const* lanes) {
-        using Work = MemoryWork<Frag, const T*>;
-        check_same_arguments<Work>(lanes);
-        const Work& first = *static_cast<const Work*>(lanes[0]);
-        check_memory_operand<T>(first, first.memory, first.ldm,
-                                first.row_major_memory ? Shape::cols : Shape::rows);
-        for (int lane = 0; lane < 32; ++lane) {
-            Frag& f = *static_cast<Work*>(lanes[lane])->fragment;
-            for (int i = 0; i < per_lane; ++i) {
-                const int e = lane * per_lane + i;
-                f.x[i] = first.memory[offset_of(e / Shape::cols, e % Shape::cols, first.ldm, first.row_major_memory)];
-            }
-        }
-    }
-
-    static void store(WarpWork* const* lanes) {
-        using Work = MemoryWork<const Frag, T*>;
-        check_same_arguments<Work>(lanes);
-        const Work& first = *static_cast<const Work*>(lanes[0]);
-        check_memory_operand<T>(first, first.memory, first.ldm,
-                                first.row_major_memory ? Shape::cols : Shape::rows);
-        for (int lane = 0; lane < 32; ++lane) {
-            const Frag& f = *static_cast<Work*>(lanes[lane])->fragment;
-            for (int i = 0; i < per_lane; ++i) {
-                const int e = lane * per_lane + i;
-                first.memory[offset_of(e / Shape::cols, e % Shape::cols, first.ldm, first.row_major_memory)] = f.x[i];
-            }
-        }
-    }
-};
-
-template <class Frag>
-inline void load(const char* file, int line, Frag& a, const typename Frag::element_type* p, unsigned ldm,
-                 bool row_major_memory, void (*complete)(WarpWork* const*)) {
-    MemoryWork<Frag, const typename Frag::element_type*> work{{"wmma::load_matrix_sync", complete}, &a, p, ldm,
-                                                              row_major_memory};
-    course_emu::warp_wide(file, line, work);
+    course_emu::wmma_detail::MemoryCall call{{name, &course_emu::wmma_detail::check_memory, run},
+                                             const_cast<T*>(f.x),
+                                             const_cast<T*>(p),
+                                             ldm,
+                                             row_major_memory,
+                                             element_of<T>(),
+                                             Shape::rows,
+                                             Shape::cols};
+    course_emu::warp_wide(file, line, call);
 }
-
-// What one lane brings to mma_sync.
-template <class D, class A, class B, class C>
-struct ProductWork : WarpWork {
-    D* d;
-    const A* a;
-    const B* b;
-    const C* c;
-};
-
-template <int M, int N, int K, class TD, class TA, class LA, class LB, class TC>
-struct Product {
-    using D = fragment<accumulator, M, N, K, TD>;
-    using A = fragment<matrix_a, M, N, K, TA, LA>;
-    using B = fragment<matrix_b, M, N, K, TA, LB>;
-    using C = fragment<accumulator, M, N, K, TC>;
-    using Work = ProductWork<D, A, B, C>;
-
-    static void complete(WarpWork* const* lanes) {
-        // Gather every input before writing D: D is often C itself.
-        double a[M * K], b[K * N], c[M * N];
-        gather_into<A>(lanes, &Work::a, a);
-        gather_into<B>(lanes, &Work::b, b);
-        gather_into<C>(lanes, &Work::c, c);
-        // Row by row, k outermost: the inner loop runs along contiguous rows of B and C (vectorised).
-        for (int m = 0; m < M; ++m) {
-            for (int k = 0; k < K; ++k) {
-                const double a_mk = a[m * K + k];
-                for (int n = 0; n < N; ++n) c[m * N + n] += a_mk * b[k * N + n];
-            }
-        }
-        constexpr int per_lane = D::num_elements;
-        for (int lane = 0; lane < 32; ++lane) {
-            D& d = *static_cast<Work*>(lanes[lane])->d;
-            // One rounding, to float or (directly from double) to __half.
-            for (int i = 0; i < per_lane; ++i) d.x[i] = static_cast<TD>(c[lane * per_lane + i]);
-        }
-    }
-
-    template <class Frag, class Member>
-    static void gather_into(WarpWork* const* lanes, Member member, double* matrix) {
-        constexpr int per_lane = Frag::num_elements;
-        for (int lane = 0; lane < 32; ++lane) {
-            const Frag& f = *(static_cast<Work*>(lanes[lane])->*member);
-            for (int i = 0; i < per_lane; ++i) matrix[lane * per_lane + i] = static_cast<float>(f.x[i]);
-        }
-    }
-};
 
 }  // namespace detail
 
@@ -282,8 +149,8 @@ template <class Use, int M, int N, int K, class T, class Layout>
     requires(!std::is_same_v<Use, accumulator>)
 inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout>& a, const T* p, unsigned ldm,
                              const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-    detail::load(file, line, a, p, ldm, detail::input_row_major<Layout>,
-                 &detail::FragmentAccess<Use, M, N, K, T, Layout>::load);
+    detail::transfer("wmma::load_matrix_sync", &course_emu::wmma_detail::load, file, line, a, p, ldm,
+                     std::is_same_v<Layout, row_major>);
 }
 
 /// @brief Loads an accumulator (M x N) from `p`, laid out as `layout` says
@@ -291,8 +158,8 @@ inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout>& a, const T* p, u
 template <int M, int N, int K, class T>
 inline void load_matrix_sync(fragment<accumulator, M, N, K, T>& a, const T* p, unsigned ldm, layout_t layout,
                              const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-    detail::load(file, line, a, p, ldm, layout == mem_row_major,
-                 &detail::FragmentAccess<accumulator, M, N, K, T, void>::load);
+    detail::transfer("wmma::load_matrix_sync", &course_emu::wmma_detail::load, file, line, a, p, ldm,
+                     layout == mem_row_major);
 }
 
 /// @brief Stores the warp's accumulator `a` (M x N) to `p`, laid out as
@@ -300,14 +167,8 @@ inline void load_matrix_sync(fragment<accumulator, M, N, K, T>& a, const T* p, u
 template <int M, int N, int K, class T>
 inline void store_matrix_sync(T* p, const fragment<accumulator, M, N, K, T>& a, unsigned ldm, layout_t layout,
                               const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-    using Frag = fragment<accumulator, M, N, K, T>;
-    detail::MemoryWork<const Frag, T*> work{
-        {"wmma::store_matrix_sync", &detail::FragmentAccess<accumulator, M, N, K, T, void>::store},
-        &a,
-        p,
-        ldm,
-        layout == mem_row_major};
-    course_emu::warp_wide(file, line, work);
+    detail::transfer("wmma::store_matrix_sync", &course_emu::wmma_detail::store, file, line, a, p, ldm,
+                     layout == mem_row_major);
 }
 
 /// @brief `d = a * b + c` for the warp's fragments (D and C may be the same
@@ -318,9 +179,19 @@ template <int M, int N, int K, class TD, class TA, class LA, class LB, class TC>
 inline void mma_sync(fragment<accumulator, M, N, K, TD>& d, const fragment<matrix_a, M, N, K, TA, LA>& a,
                      const fragment<matrix_b, M, N, K, TA, LB>& b, const fragment<accumulator, M, N, K, TC>& c,
                      const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-    using Product = detail::Product<M, N, K, TD, TA, LA, LB, TC>;
-    typename Product::Work work{{"wmma::mma_sync", &Product::complete}, &d, &a, &b, &c};
-    course_emu::warp_wide(file, line, work);
+    course_emu::wmma_detail::ProductCall call{
+        {"wmma::mma_sync", &course_emu::wmma_detail::check_product, &course_emu::wmma_detail::product},
+        d.x,
+        a.x,
+        b.x,
+        c.x,
+        detail::element_of<TD>(),
+        detail::element_of<TA>(),
+        detail::element_of<TC>(),
+        M,
+        N,
+        K};
+    course_emu::warp_wide(file, line, call);
 }
 
 }  // namespace wmma

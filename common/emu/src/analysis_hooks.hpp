@@ -34,6 +34,10 @@ public:
     virtual void device_freed(const void* address) = 0;
     /// cudaMemcpy or cudaMemset wrote device bytes from the host.
     virtual void device_written(const void* address, std::size_t bytes) = 0;
+    /// A warp-wide operation (wmma::store_matrix_sync) wrote these bytes of
+    /// shared or global memory for the running thread's warp: written, by no
+    /// one lane in particular (so no race is reported against them).
+    virtual void warp_stored(const void* address, std::size_t bytes) = 0;
 
 protected:
     ~AnalysisHooks() = default;

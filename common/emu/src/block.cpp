@@ -176,6 +176,13 @@ private:
     std::sig_atomic_t saved_;
 };
 
+// What a warp-wide meeting (wmma) hands its lanes: every lane's WarpWork,
+// and whether the work is still to be done. One per warp.
+struct WarpWorkBatch {
+    WarpWork* lanes[32];
+    bool pending;
+};
+
 struct WarpMeeting {
     bool open = false;
     WarpOp op = WarpOp::shfl;
@@ -1147,6 +1154,35 @@ void grid_sync(const char* file, int line) {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("grid.sync()", file, line);
     detail::t_block->grid_sync(file, line);
     if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(false);
+}
+
+void warp_wide(const char* file, int line, WarpWork& work) {
+    if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel(work.name, file, line);
+    work.file = file;
+    work.line = line;
+    auto* batch = reinterpret_cast<detail::WarpWorkBatch*>(static_cast<std::uintptr_t>(detail::t_block->warp(
+        file, line, WarpOp::warp_wide, 0xffffffffu, reinterpret_cast<std::uintptr_t>(&work), 0, 32)));
+    // The first lane to go on does the work for all: the others run after it
+    // (the fibers of a block take turns), and the batch is not reused before
+    // each of them has seen it, since the next warp-wide meeting needs them all.
+    if (batch->pending) {
+        batch->pending = false;
+        WarpWork* const* lanes = batch->lanes;
+        WarpWorkProblem problem;
+        {
+            detail::RuntimeSection section(detail::t_runner);  // the check allocates: not kernel code
+            problem = lanes[0]->check(lanes);
+            if (problem.code != cudaSuccess) {
+                thread_local std::string text;  // raise_fault keeps the pointer
+                text = std::string(work.name) + ": " + problem.what;
+                raise_fault(file, line, text.c_str(), problem.code);
+            }
+        }
+        // Kernel code from here (as the caller's): a bad address in the tile
+        // faults and is reported like the kernel's own bad access.
+        lanes[0]->run(lanes);
+    }
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(true);
 }
 
 bool in_cooperative_launch() { return detail::t_block != nullptr && detail::t_block->cooperative(); }

@@ -108,4 +108,29 @@ cudaError_t neighbour_exchange(int* slots, int* seen, unsigned blocks, bool skip
 int neighbour_exchange_write_line() { return kExchangeWriteLine; }
 int neighbour_exchange_read_line() { return kExchangeReadLine; }
 
+__global__ void wmma_kernel(const __half* a, const __half* b, float* out) {
+    __shared__ __half a_tile[256];
+    __shared__ __half b_tile[256];
+    __shared__ float c_tile[256];
+    for (int i = threadIdx.x; i < 256; i += 32) {
+        a_tile[i] = a[i];
+        b_tile[i] = b[i];
+    }
+    __syncthreads();
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __half, nvcuda::wmma::row_major> a_frag;
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, __half, nvcuda::wmma::row_major> b_frag;
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+    nvcuda::wmma::fill_fragment(acc, 0.0f);
+    nvcuda::wmma::load_matrix_sync(a_frag, a_tile, 16);
+    nvcuda::wmma::load_matrix_sync(b_frag, b_tile, 16);
+    nvcuda::wmma::mma_sync(acc, a_frag, b_frag, acc);
+    nvcuda::wmma::store_matrix_sync(c_tile, acc, 16, nvcuda::wmma::mem_row_major);
+    __syncwarp();
+    for (int i = threadIdx.x; i < 256; i += 32) out[blockIdx.x * 256 + i] = c_tile[i];
+}
+
+void wmma_through_shared(const __half* a, const __half* b, float* out) { wmma_kernel<<<2, 32>>>(a, b, out); }
+
+int wmma_through_shared_first_call_line() { return 124; }
+
 }  // namespace analysis_kernels

@@ -2,6 +2,9 @@
 // the analysis mode's tests; each takes device pointers and launches.
 #pragma once
 
+#include <cuda_fp16.h>
+#include <mma.h>  // for analysis_kernels.cu, whose line numbers the tests name
+
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -25,6 +28,13 @@ void odd_lanes_copy(const float* in, float* out, int n);
 void branch_by_lane_or_warp(float* out, int n, bool by_warp);
 /// data[i] += 1 by a grid-stride loop, 128 threads per block.
 void grid_stride_add(float* data, int n, int blocks);
+
+/// One warp per block: a and b (16 x 16 halves) through shared tiles into a
+/// wmma product, stored to a shared float tile that the lanes then copy to out
+/// (2 blocks: out holds 512 floats).
+void wmma_through_shared(const __half* a, const __half* b, float* out);
+/// The line of wmma_through_shared's first load_matrix_sync.
+int wmma_through_shared_first_call_line();
 
 /// Cooperative launch of `blocks` blocks of 32 threads: thread 0 of each block
 /// writes slots[block], then (unless skip_sync) grid.sync(), then reads its

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include <course_emu/launch.hpp>
@@ -29,41 +30,36 @@ enum class WarpOp { shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, syncwa
 unsigned long long warp_collective(const char* file, int line, WarpOp op, unsigned mask, unsigned long long value,
                                    int arg, int width);
 
-/// @brief One lane's part in an operation the warp performs as one (the
-/// `nvcuda::wmma` `*_sync` functions): its arguments, and the function that
-/// does the work for the whole warp once every lane has arrived.
-struct WarpWork {
-    const char* name;  ///< for reports, e.g. "wmma::mma_sync"
-    /// Does the work of all 32 lanes; `lanes[i]` is lane i's WarpWork (each
-    /// the same type as this one: the same call site).
-    void (*complete)(WarpWork* const* lanes);
-    const char* file = "";  ///< where this lane called it (set by warp_wide), for reports
-    int line = 0;
+/// @brief Why a warp-wide operation may not run: a CUDA error and the report's text.
+struct WarpWorkProblem {
+    cudaError_t code = cudaSuccess;
+    std::string what;
 };
 
-/// @brief What a warp-wide meeting hands its lanes: every lane's WarpWork,
-/// and whether the work is still to be done. One per warp, owned by the block.
-struct WarpWorkBatch {
-    WarpWork* lanes[32];
-    bool pending;
+/// @brief One lane's part in an operation the warp performs as one (the
+/// `nvcuda::wmma` `*_sync` functions): its arguments (in a struct derived
+/// from this one), and the functions that check them and do the work for
+/// the whole warp once every lane has arrived.
+struct WarpWork {
+    const char* name;  ///< for reports, e.g. "wmma::mma_sync"
+    /// Checks the 32 lanes' arguments (`lanes[i]` is lane i's, of the same
+    /// type as this one: the same call site); a problem is reported at the call.
+    WarpWorkProblem (*check)(WarpWork* const* lanes);
+    /// Does the work of all 32 lanes.
+    void (*run)(WarpWork* const* lanes);
+    const char* file = "";  ///< where this lane called it (set by warp_wide), for reports
+    int line = 0;
 };
 
 /// @brief Meets the other 31 lanes of the warp at this call (all 32 must
 /// come, from the same file and line; a partial warp, a lane that exited or
 /// a lane elsewhere is reported like a bad shuffle mask), then makes sure
-/// the work is done before returning: the first lane to run after the
-/// meeting does it for all, in kernel context (a bad address in it is
-/// reported as the kernel's own bad access), and the others find it done.
-inline void warp_wide(const char* file, int line, WarpWork& work) {
-    work.file = file;
-    work.line = line;
-    auto* batch = reinterpret_cast<WarpWorkBatch*>(static_cast<std::uintptr_t>(warp_collective(
-        file, line, WarpOp::warp_wide, 0xffffffffu, reinterpret_cast<std::uintptr_t>(&work), 0, 32)));
-    if (batch->pending) {
-        batch->pending = false;
-        batch->lanes[0]->complete(batch->lanes);
-    }
-}
+/// the work is done before returning: the first lane to go on after the
+/// meeting checks the arguments and does the work for all (as kernel code:
+/// a bad address in it is reported like the kernel's own), and the others
+/// find it done. Implemented in the runtime (block.cpp), so that the
+/// analysis mode does not take the warp's work for one lane's accesses.
+void warp_wide(const char* file, int line, WarpWork& work);
 
 /// @brief Lanes of the calling thread's warp that have not exited.
 unsigned activemask();
