@@ -6,9 +6,10 @@
 ///
 /// Conversions round as a GPU does (float to bfloat16: to nearest even on
 /// the 16 bits dropped; NaN gives the canonical NaN 0x7FFF); arithmetic is
-/// computed in float (fma in double) and rounded once, which equals the
-/// GPU's result. Includes cuda_fp16.h, as CUDA's does. The shared
-/// implementation is course_emu/narrow_float.hpp; see docs/emulator.md.
+/// computed in double and rounded once, which equals the GPU's result.
+/// Includes cuda_fp16.h, as CUDA's does. The shared implementation is
+/// course_emu/narrow_float.hpp; see docs/emulator.md, "Half precision,
+/// bfloat16 and tensor cores".
 #pragma once
 
 #include <cuda_fp16.h>

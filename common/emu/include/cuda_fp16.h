@@ -5,7 +5,7 @@
 /// operators nvcc defines for them.
 ///
 /// Every result is the GPU's, bit for bit, for conversions and for add,
-/// subtract, multiply, divide, fma and square root (computed in float or
+/// subtract, multiply, divide, fma, reciprocal and square root (computed in
 /// double and rounded once: see course_emu/narrow_float.hpp). The
 /// transcendental functions (hexp, hlog, hsin, ...) are the host's float
 /// functions rounded to half: a GPU's approximations may differ in the last
@@ -13,7 +13,8 @@
 /// `__shfl_*_sync`, which take any value of up to 8 bytes.
 ///
 /// The shared implementation (both this type and `__nv_bfloat16`) is
-/// course_emu/narrow_float.hpp; see docs/emulator.md, "Half precision".
+/// course_emu/narrow_float.hpp; see docs/emulator.md, "Half precision, bfloat16
+/// and tensor cores".
 #pragma once
 
 #include <course_emu/atomics.hpp>

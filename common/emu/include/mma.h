@@ -28,7 +28,7 @@
 /// A[m][k] * B[k][n]` in double (the products of 16-bit inputs are exact) and
 /// rounds it once to D's type. A GPU's tensor cores add in a float-like
 /// precision, so over K the two may differ by about K * 2^-24 * sum_k
-/// |A[m][k] * B[k][n]| (see docs/emulator.md, "Tensor cores").
+/// |A[m][k] * B[k][n]| (see docs/emulator.md, "Half precision, bfloat16 and tensor cores").
 #pragma once
 
 #include <cuda_bf16.h>
