@@ -606,9 +606,9 @@ private:
     void complete_warp(WarpMeeting& m, unsigned warp_index) {
         if (m.op == WarpOp::warp_wide) {
             // The work itself runs in the first released lane, as kernel code
-            // (sync.hpp, warp_wide): a bad address in it is then reported as
-            // the kernel's. The batch is not reused before every lane has
-            // looked at it: the next warp-wide meeting needs all of them.
+            // (warp_wide, below): a bad address in it is then reported as the
+            // kernel's. The batch is not reused before every lane has looked
+            // at it: the next warp-wide meeting needs all of them.
             WarpWorkBatch& batch = work_batches_[warp_index];
             for (unsigned lane = 0; lane < 32; ++lane) {
                 batch.lanes[lane] = reinterpret_cast<WarpWork*>(static_cast<std::uintptr_t>(m.value[lane]));
@@ -1170,7 +1170,9 @@ void warp_wide(const char* file, int line, WarpWork& work) {
         WarpWork* const* lanes = batch->lanes;
         WarpWorkProblem problem;
         {
-            detail::RuntimeSection section(detail::t_runner);  // the check allocates: not kernel code
+            // The check allocates (and tells the analysis what a store will
+            // write): not kernel code, where a signal may abandon the fiber.
+            detail::RuntimeSection section(detail::t_runner);
             problem = lanes[0]->check(lanes);
             if (problem.code != cudaSuccess) {
                 thread_local std::string text;  // raise_fault keeps the pointer

@@ -71,16 +71,21 @@ void transfer(WarpWork* const* lanes, bool to_memory) {
             }
         }
     }
-    if (to_memory && detail::g_analysis_hooks != nullptr) {
-        // The analysis does not see these stores as any lane's accesses; it
-        // learns that the bytes were written, so later reads are not taken
-        // for reads of uninitialised memory.
-        const int outer = first.row_major_memory ? first.rows : first.cols;
-        const int inner = first.row_major_memory ? first.cols : first.rows;
-        for (int o = 0; o < outer; ++o) {
-            detail::g_analysis_hooks->warp_stored(memory + static_cast<std::size_t>(o) * first.ldm * bytes,
-                                                  static_cast<std::size_t>(inner) * bytes);
-        }
+}
+
+// The analysis does not see a store's writes as any lane's accesses; it
+// learns that the bytes are written, so that later reads are not taken for
+// reads of uninitialised memory. Told by the check, just before the store
+// (nothing runs between the two), because the analysis allocates: not
+// something to do in kernel context.
+void tell_analysis_of_store(const MemoryCall& first) {
+    if (detail::g_analysis_hooks == nullptr || first.run != &store) return;
+    const std::size_t bytes = size_of(first.element);
+    const int outer = first.row_major_memory ? first.rows : first.cols;
+    const int inner = first.row_major_memory ? first.cols : first.rows;
+    for (int o = 0; o < outer; ++o) {
+        detail::g_analysis_hooks->warp_stored(static_cast<char*>(first.memory) + static_cast<std::size_t>(o) * first.ldm * bytes,
+                                              static_cast<std::size_t>(inner) * bytes);
     }
 }
 
@@ -116,6 +121,7 @@ WarpWorkProblem check_memory(WarpWork* const* lanes) {
                     std::to_string(bytes) + "-byte elements (16 bytes), and at least the " + std::to_string(min_ldm) +
                     " elements of the matrix's rows (row-major) or columns (column-major)"};
     }
+    tell_analysis_of_store(first);
     return {};
 }
 

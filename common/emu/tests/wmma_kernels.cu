@@ -148,6 +148,17 @@ int launch_divided_wmma(const __half* a, float* c) {
     return __LINE__ - 9;
 }
 
+__global__ void tile_past_end_kernel(const __half* a, float* c) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a_frag;
+    wmma::load_matrix_sync(a_frag, a + 256, 16);  // the bug: the second tile of a one-tile allocation
+    c[threadIdx.x] = __half2float(a_frag.x[0]);
+}
+
+int launch_tile_past_end_wmma(const __half* a, float* c) {
+    tile_past_end_kernel<<<1, 32>>>(a, c);
+    return __LINE__ - 6;
+}
+
 __global__ void bad_ldm_kernel(const __half* a, float* c) {
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a_frag;
     wmma::load_matrix_sync(a_frag, a, 12);

@@ -41,6 +41,8 @@ int launch_half_warp_wmma(const __half* a, const __half* b, float* c);
 int launch_partial_last_warp_wmma(const __half* a, const __half* b, float* c);
 /// Even and odd lanes load the same tile from two different lines (if / else).
 int launch_divided_wmma(const __half* a, float* c);
+/// load_matrix_sync of a tile that starts right past the end of `a`.
+int launch_tile_past_end_wmma(const __half* a, float* c);
 /// load_matrix_sync with ldm = 12, not a multiple of 8 halves.
 int launch_bad_ldm_wmma(const __half* a, float* c);
 

@@ -257,3 +257,15 @@ TEST_CASE("load_matrix_sync with an ldm that is not a multiple of 16 bytes is re
     CHECK(contains(report, "wmma_kernels.cu:" + std::to_string(line) + ":"));
     CHECK(contains(report, "ldm = 12 must be a multiple of 8"));
 }
+
+TEST_CASE("a tile past the end of its allocation is reported as an out-of-bounds access", "[emu][wmma][faults]") {
+    course::DeviceBuffer<__half> a(std::vector<__half>(256, __half(1.0f)));
+    course::DeviceBuffer<float> c(32);
+    ResetDevice reset;
+    (void)emu_wmma_test::launch_tile_past_end_wmma(a.data(), c.data());
+    REQUIRE(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+    const std::string report = course_emu::last_fault_report();
+    CAPTURE(report);
+    CHECK(contains(report, "out-of-bounds access: byte offset 512 of a 512-byte device allocation"));
+    CHECK(contains(report, "tile_past_end_kernel"));
+}
