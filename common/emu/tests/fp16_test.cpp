@@ -467,3 +467,22 @@ TEST_CASE("atomicAdd on __half and __half2 adds every thread's value", "[emu][fp
     CHECK(__low2float(p) == 256.0f);
     CHECK(__high2float(p) == 512.0f);
 }
+
+TEST_CASE("the _sat forms clamp to [0, 1] (NaN to +0) and the relu forms clamp negatives to +0", "[emu][fp16][bf16]") {
+    const __half quarter = __float2half(0.25f), half_value = __float2half(0.5f), three_quarters = __float2half(0.75f);
+    CHECK(bits(__hadd_sat(three_quarters, half_value)) == 0x3C00u);
+    CHECK(bits(__hsub_sat(quarter, half_value)) == 0x0000u);
+    CHECK(bits(__hmul_sat(three_quarters, half_value)) == bits(__float2half(0.375f)));
+    CHECK(bits(__hadd_sat(CUDART_NAN_FP16, quarter)) == 0x0000u);
+    CHECK(bits(__hfma_sat(half_value, half_value, three_quarters)) == 0x3C00u);
+    CHECK(bits(__hfma_relu(__float2half(-1.0f), half_value, quarter)) == 0x0000u);
+    CHECK(bits(__hfma_relu(half_value, half_value, quarter)) == bits(half_value));
+    CHECK(bits(__hfma_relu(CUDART_NAN_FP16, half_value, quarter)) == 0x7FFFu);
+    const __half2 pair = __hadd2_sat(__floats2half2_rn(0.75f, -2.0f), __floats2half2_rn(0.5f, 1.0f));
+    CHECK(__low2float(pair) == 1.0f);
+    CHECK(__high2float(pair) == 0.0f);
+    CHECK(__bfloat162float(__hadd_sat(__float2bfloat16(0.75f), __float2bfloat16(0.5f))) == 1.0f);
+    const __half2 e = h2exp(__floats2half2_rn(0.0f, 1.0f));
+    CHECK(__low2float(e) == 1.0f);
+    CHECK(bits(__high2half(e)) == HalfModel::round(std::exp(1.0)));
+}
