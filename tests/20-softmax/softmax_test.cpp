@@ -144,9 +144,11 @@ course::Comparison check_softmax(const std::vector<float>& in, const lesson20_re
         }
     }
     bool row_not_finite = false, row_has_masked = false, masked_at_start = std::isinf(in[row * cols]);
+    std::size_t row_poisoned = 0;
     double row_sum = 0.0;
     for (std::size_t j = 0; j < cols; ++j) {
         const float g = got[row * cols + j];
+        if (course::detail::bitwise_equal(g, course::poison_value<float>())) ++row_poisoned;
         if (!std::isfinite(g)) row_not_finite = true;
         if (std::isinf(in[row * cols + j])) row_has_masked = true;
         row_sum += g;
@@ -160,8 +162,14 @@ course::Comparison check_softmax(const std::vector<float>& in, const lesson20_re
         << lesson20_reference::tolerance(exact.value[first], distance(first), cols)
         << "; row " << row << " of the output sums to " << row_sum << " (a softmax row sums to 1, or 0 if fully masked)";
 
+    if (cmp.message.find("poison value") != std::string::npos) return {false, out.str()};  // nothing was written
+
     out << "\n  likely cause: ";
-    if (std::isinf(row_max) && row_not_finite) {
+    if (row_poisoned == cols) {
+        out << "row " << row << " still holds the poison the test filled the output with: nothing wrote it. Is "
+               "there a warp (or block) for every row, the grid rounded up to whole blocks, and does a warp "
+               "return only when its row is past the last one?";
+    } else if (std::isinf(row_max) && row_not_finite) {
         out << "row " << row << " is fully masked (every entry -inf) and came back with NaN: its maximum is -inf, "
                "and exp(x - max) = exp(-inf - -inf) = exp(NaN). The contract gives such a row zeros: test for a "
                "row maximum of -inf and write 0.";
