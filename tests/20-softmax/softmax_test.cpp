@@ -162,7 +162,9 @@ course::Comparison check_softmax(const std::vector<float>& in, const lesson20_re
         << lesson20_reference::tolerance(exact.value[first], distance(first), cols)
         << "; row " << row << " of the output sums to " << row_sum << " (a softmax row sums to 1, or 0 if fully masked)";
 
-    if (cmp.message.find("poison value") != std::string::npos) return {false, out.str()};  // nothing was written
+    bool all_poisoned = true;
+    for (const float g : got) all_poisoned = all_poisoned && course::detail::bitwise_equal(g, course::poison_value<float>());
+    if (all_poisoned) return {false, out.str()};  // compare() said it: nothing was written
 
     out << "\n  likely cause: ";
     if (row_poisoned == cols) {
@@ -173,9 +175,10 @@ course::Comparison check_softmax(const std::vector<float>& in, const lesson20_re
         out << "row " << row << " is fully masked (every entry -inf) and came back with NaN: its maximum is -inf, "
                "and exp(x - max) = exp(-inf - -inf) = exp(NaN). The contract gives such a row zeros: test for a "
                "row maximum of -inf and write 0.";
-    } else if (row_not_finite && row_max >= 88.0) {
+    } else if (row_not_finite && (row_max >= 88.0 || row_max <= -87.0)) {
         out << "row " << row << " has entries up to " << row_max << " and came back with inf or NaN: exp(x) "
-               "overflows a float above 88.7. Subtract the row's maximum first: exp(x - max) is at most 1.";
+               "overflows a float above 88.7 (inf / inf = NaN), and underflows to 0 below -103 (0 / 0 = NaN). "
+               "Subtract the row's maximum first: exp(x - max) is at most 1, and 1 for the largest entry.";
     } else if (row_not_finite && row_has_masked) {
         out << "row " << row << " has masked (-inf) entries" << (masked_at_start ? ", from its first column," : "")
             << " and came back with NaN: somewhere -inf - -inf = NaN was computed. A running maximum is -inf "
@@ -206,12 +209,15 @@ course::Comparison check_softmax(const std::vector<float>& in, const lesson20_re
                 << "the sum divided by is not. Is every partial sum rescaled to the new maximum when the maximum "
                    "grows (sum * exp(old max - new max)), both in a thread's running sum and when two states "
                    "merge? Does every thread divide by the whole row's sum, after the warp (and block) merge, not "
-                   "by its own? Do the threads past the row's end add nothing (their entries count as -inf, not 0)?";
+                   "by its own? Does the sum take only the row's own entries: loops to j < cols, no vector "
+                   "reaching past the row's end, and entries past the end counted as -inf (adding 0), not 0 "
+                   "(adding exp(0 - max))?";
         } else {
             out << "row " << row << " does not sum to 1: entries are missing, counted twice or taken from "
                    "another row. Check the loop bounds over the columns (j < cols), the row's start (in + row * "
                    "cols) and that the merge over the warp (5 shuffle steps: 16, 8, 4, 2, 1) and the block is "
-                   "complete.";
+                   "complete. (Wrong under some schedules only? Then threads race: a __syncthreads() is missing "
+                   "between writing the warps' states to shared memory and reading them.)";
         }
     } else {
         out << "the row sums to 1 but its entries are off: are they divided in the right order, each by its own "
