@@ -116,11 +116,13 @@ __device__ float block_reduce(float v, float* warp_values, float identity, Op op
     return v;
 }
 
+template <class T>
 struct Max {
-    __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+    __device__ T operator()(T a, T b) const { return fmaxf(a, b); }
 };
+template <class T>
 struct Plus {
-    __device__ float operator()(float a, float b) const { return a + b; }
+    __device__ T operator()(T a, T b) const { return a + b; }
 };
 
 // One block per row; its threads stride over the columns (consecutive
@@ -134,7 +136,7 @@ __global__ void __launch_bounds__(kBlockThreads) three_pass_kernel(const float* 
     // Pass 1: the maximum.
     float m = -INFINITY;
     for (std::size_t j = threadIdx.x; j < cols; j += kBlockThreads) m = fmaxf(m, x[j]);
-    m = block_reduce(m, warp_max, -INFINITY, Max{});
+    m = block_reduce(m, warp_max, -INFINITY, Max<float>{});
     if (m == -INFINITY) {  // fully masked (the same m in every thread: no barrier is left half-reached)
         for (std::size_t j = threadIdx.x; j < cols; j += kBlockThreads) y[j] = 0.0f;
         return;
@@ -145,7 +147,7 @@ __global__ void __launch_bounds__(kBlockThreads) three_pass_kernel(const float* 
     // A masked entry adds expf(-inf) = 0.
     float s = 0.0f;
     for (std::size_t j = threadIdx.x; j < cols; j += kBlockThreads) s += expf(x[j] - m);
-    s = block_reduce(s, warp_sum, 0.0f, Plus{});
+    s = block_reduce(s, warp_sum, 0.0f, Plus<float>{});
 
     // Pass 3: one division per thread, a multiplication per entry.
     const float inverse = 1.0f / s;

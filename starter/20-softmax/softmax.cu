@@ -96,28 +96,30 @@ __device__ float block_reduce(float v, float* warp_values, float identity, Op op
     return v;
 }
 
+template <class T>
 struct Max {
-    __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+    __device__ T operator()(T a, T b) const { return fmaxf(a, b); }
 };
+template <class T>
 struct Plus {
-    __device__ float operator()(float a, float b) const { return a + b; }
+    __device__ T operator()(T a, T b) const { return a + b; }
 };
 
 // One block per row (row blockIdx.x), kBlockThreads threads striding over its columns.
 __global__ void three_pass_kernel(const float* in, float* out, std::size_t cols) {
-    __shared__ float warp_max[kWarpsPerBlock];
-    __shared__ float warp_sum[kWarpsPerBlock];
-    // TODO: the row starts at in + blockIdx.x * cols (in size_t). Then
+    // TODO: shared memory for the two reductions,
+    //   __shared__ float warp_max[kWarpsPerBlock];
+    //   __shared__ float warp_sum[kWarpsPerBlock];
+    // (two arrays: a block handles one row, so neither is written twice).
+    // The row starts at in + blockIdx.x * cols (in size_t). Then
     // pass 1: each thread's maximum of its columns, and
-    //   block_reduce(m, warp_max, -INFINITY, Max{}) for the row's;
+    //   block_reduce(m, warp_max, -INFINITY, Max<float>{}) for the row's;
     //   a row maximum of -inf means a fully masked row: write zeros, return;
-    // pass 2: the sum of expf(x - m), block_reduce(s, warp_sum, 0.0f, Plus{});
+    // pass 2: the sum of expf(x - m), block_reduce(s, warp_sum, 0.0f, Plus<float>{});
     // pass 3: out = expf(x - m) / sum.
     (void)in;
     (void)out;
     (void)cols;
-    (void)warp_max;
-    (void)warp_sum;
 }
 
 // ---------------------------------------------------------------- stages 2 and 3: online
