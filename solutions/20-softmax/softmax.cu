@@ -182,6 +182,9 @@ __device__ void online_softmax_row(const float* x, float* y, std::size_t cols, u
     if (cols <= std::size_t{kThreads} * kItems) {
         // The row fits in registers. Entries past the end are -inf: they
         // change no maximum and add exp(-inf) = 0 to the sum.
+        // Every loop over v has a constant trip count, which nvcc unrolls, so
+        // that each v[k] is a register (an array indexed at run time would live
+        // in local memory, which is device memory behind the caches).
         float v[kItems];
         if (vectorized) {
             for (unsigned q = 0; q < kItems / 4; ++q) {
