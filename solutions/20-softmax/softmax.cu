@@ -22,6 +22,13 @@ constexpr unsigned kFullMask = 0xffffffffu;
 constexpr unsigned kBlockThreads = 256;
 constexpr unsigned kWarpsPerBlock = kBlockThreads / 32;
 
+// Every exponential here is expf, accurate to 2 ulp. __expf (what expf
+// becomes under -use_fast_math) is the hardware's approximation alone: fewer
+// instructions, an error growing with |x| and subnormal results flushed to 0.
+// The kernels are memory-bound, so the exponential is not what limits them,
+// and the arguments here are x - max <= 0, where __expf's larger error falls
+// on the entries that weigh least: the contract's bound accepts both.
+
 // ---------------------------------------------------------------- the online state
 
 // What a thread (or a warp, or a block) knows of a row after seeing some of
