@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -112,8 +113,16 @@ void add_shape(course::Bench& bench, std::size_t rows, std::size_t cols) {
          [&](const float* x, float* y) { lesson20::softmax_rows_three_pass(x, y, rows, cols); }, false},
     };
 #ifdef COURSE_HAVE_CUDNN
-    const CudnnSoftmax cudnn(rows, cols);
-    variants.push_back({"cuDNN cudnnSoftmaxForward" + suffix, [&](const float* x, float* y) { cudnn(x, y); }, true});
+    // cuDNN found at build time may still fail to start (a library too old
+    // for the GPU, a sublibrary missing): then the row is listed as not timed.
+    std::unique_ptr<CudnnSoftmax> cudnn;
+    try {
+        cudnn = std::make_unique<CudnnSoftmax>(rows, cols);
+        variants.push_back({"cuDNN cudnnSoftmaxForward" + suffix, [&](const float* x, float* y) { (*cudnn)(x, y); },
+                            true});
+    } catch (const std::exception& e) {
+        bench.skip("cuDNN cudnnSoftmaxForward" + suffix, e.what());
+    }
 #endif
 
     bench.set_group(shape);
