@@ -179,6 +179,7 @@ private:
 struct WarpMeeting {
     bool open = false;
     WarpOp op = WarpOp::shfl;
+    const char* name = "";  // the collective's name in reports (a warp-wide operation's own)
     unsigned mask = 0;
     unsigned arrived = 0;
     const char* file = "";
@@ -199,6 +200,7 @@ const char* op_name(WarpOp op) {
         case WarpOp::all: return "__all_sync";
         case WarpOp::syncwarp: return "__syncwarp";
         case WarpOp::match_any: return "__match_any_sync";
+        case WarpOp::warp_wide: return "a warp-wide operation";
     }
     return "a warp collective";
 }
@@ -385,7 +387,17 @@ public:
         const unsigned warp_index = me.linear / 32;
         const unsigned lanes_here = std::min(32u, n_ - warp_index * 32);
         const unsigned existing = lanes_here == 32 ? 0xffffffffu : (1u << lanes_here) - 1;
-        const std::string call = std::string(op_name(op)) + "(mask " + hex(mask) + ")";
+        // A warp-wide operation (wmma) has no mask: the whole warp takes part.
+        const bool whole_warp = op == WarpOp::warp_wide;
+        const char* name = whole_warp ? reinterpret_cast<const WarpWork*>(static_cast<std::uintptr_t>(value))->name
+                                      : op_name(op);
+        const std::string call = whole_warp ? std::string(name) : std::string(name) + "(mask " + hex(mask) + ")";
+        if (whole_warp && lanes_here < 32) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         call + " needs all 32 lanes of a warp, but warp " + std::to_string(warp_index) +
+                             " of this block has only " + std::to_string(lanes_here) +
+                             " threads (make the block's size a multiple of 32)");
+        }
         if ((mask >> lane & 1u) == 0) {
             thread_fault(cudaErrorLaunchFailure, file, line,
                          "lane " + std::to_string(lane) + " called " + call +
@@ -399,6 +411,13 @@ public:
                              "__ballot_sync or __activemask())");
         }
         const unsigned gone = exited_lanes(warp_index) & mask;
+        if (gone != 0 && whole_warp) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         call + " must be called by all 32 lanes of the warp together, but lanes " + hex(gone) +
+                             " of warp " + std::to_string(warp_index) +
+                             " have already exited (an early return, or a wmma call in a branch that only part of "
+                             "the warp takes?)");
+        }
         if (gone != 0) {
             thread_fault(cudaErrorLaunchFailure, file, line,
                          call + " waits for lanes that have already exited (lanes " + hex(gone) +
@@ -408,14 +427,22 @@ public:
         if (!m.open) {
             m.open = true;
             m.op = op;
+            m.name = name;
             m.mask = mask;
             m.arrived = 0;
             m.file = file;
             m.line = line;
+        } else if (whole_warp && (m.op != op || m.name != name || m.file != file || m.line != line)) {
+            thread_fault(cudaErrorLaunchFailure, file, line,
+                         "lanes of warp " + std::to_string(warp_index) + " are divided: lane " + std::to_string(lane) +
+                             " called " + call + " here while lanes " + hex(m.arrived) + " wait in " + m.name +
+                             " at " + m.file + ":" + std::to_string(m.line) +
+                             ". Every lane of a warp must make each wmma call together, at the same place (a wmma "
+                             "call inside a branch that divides the warp?)");
         } else if (m.op != op || m.mask != mask) {
             thread_fault(cudaErrorLaunchFailure, file, line,
                          "lanes of warp " + std::to_string(warp_index) + " meet at different collectives: this lane "
-                             "called " + call + " while others wait in " + op_name(m.op) + "(mask " + hex(m.mask) +
+                             "called " + call + " while others wait in " + m.name + "(mask " + hex(m.mask) +
                              ") at " + m.file + ":" + std::to_string(m.line));
         }
         m.arrived |= 1u << lane;
@@ -574,6 +601,19 @@ private:
     }
 
     void complete_warp(WarpMeeting& m, unsigned warp_index) {
+        if (m.op == WarpOp::warp_wide) {
+            // The work itself runs in the first released lane, as kernel code
+            // (sync.hpp, warp_wide): a bad address in it is then reported as
+            // the kernel's. The batch is not reused before every lane has
+            // looked at it: the next warp-wide meeting needs all of them.
+            WarpWorkBatch& batch = work_batches_[warp_index];
+            for (unsigned lane = 0; lane < 32; ++lane) {
+                batch.lanes[lane] = reinterpret_cast<WarpWork*>(static_cast<std::uintptr_t>(m.value[lane]));
+            }
+            batch.pending = true;
+            release_warp(m, warp_index, [&](unsigned) { return reinterpret_cast<std::uintptr_t>(&batch); });
+            return;
+        }
         constexpr unsigned long long poison = 0xCDCDCDCDCDCDCDCDull;  // a lane not in the mask: undefined on a GPU
         std::array<unsigned long long, 32> result{};
         unsigned ballot = 0;
@@ -610,13 +650,19 @@ private:
                     result[lane] = src >= 0 && src < 32 && (m.arrived >> src & 1u) ? m.value[static_cast<unsigned>(src)] : poison;
             }
         }
+        release_warp(m, warp_index, [&](unsigned lane) { return result[lane]; });
+    }
+
+    // Closes the meeting and lets its lanes go on, in schedule order, each with its result.
+    template <class Result>
+    void release_warp(WarpMeeting& m, unsigned warp_index, Result result_of) {
         m.open = false;
         for (unsigned linear : order_) {
             if (linear / 32 != warp_index) continue;
             ThreadSlot& s = slots_[linear];
             const unsigned lane = linear % 32;
             if ((m.mask >> lane & 1u) && s.state == ThreadSlot::State::waiting_warp) {
-                s.warp_result = result[lane];
+                s.warp_result = result_of(lane);
                 make_ready(s, 0);
             }
         }
@@ -725,10 +771,18 @@ private:
             return;
         }
         const WarpMeeting& m = meeting_for(s.linear / 32, 1u << (s.linear % 32));
-        if (m.open && (m.mask >> (s.linear % 32) & 1u)) {
+        if (m.open && m.op == WarpOp::warp_wide) {
+            grid_.record_fault(cudaErrorLaunchFailure, m.file, m.line,
+                               std::string(m.name) + " must be called by all 32 lanes of the warp together, but lane " +
+                                   std::to_string(s.linear % 32) + " exited without reaching it while lanes " +
+                                   hex(m.arrived) + " wait there (a wmma call inside a branch that only part of the "
+                                   "warp takes?)",
+                               s.ctx, where_threads_are());
+            stopping_ = true;
+        } else if (m.open && (m.mask >> (s.linear % 32) & 1u)) {
             grid_.record_fault(cudaErrorLaunchFailure, m.file, m.line,
                                std::string("lane ") + std::to_string(s.linear % 32) + " exited without reaching " +
-                                   op_name(m.op) + "(mask " + hex(m.mask) + "), which names it: the other lanes "
+                                   m.name + "(mask " + hex(m.mask) + "), which names it: the other lanes "
                                    "would wait forever",
                                s.ctx, where_threads_are());
             stopping_ = true;
@@ -882,6 +936,7 @@ private:
     std::vector<ThreadSlot> slots_;
     std::vector<unsigned> order_;  // linear thread indices in schedule order
     std::vector<WarpMeeting> warps_;
+    std::vector<WarpWorkBatch> work_batches_ = std::vector<WarpWorkBatch>(warps_.size());  // one per warp
     std::deque<std::pair<unsigned, WarpMeeting>> tile_meetings_;  // (warp, meeting): stable addresses
     std::deque<ThreadSlot*> ready_;
     std::vector<Runner*> runners_;

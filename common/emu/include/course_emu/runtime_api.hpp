@@ -30,6 +30,7 @@ enum cudaError_t : int {
     cudaErrorLaunchTimeout = 702,
     cudaErrorAssert = 710,
     cudaErrorIllegalInstruction = 715,
+    cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
     cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotSupported = 801,

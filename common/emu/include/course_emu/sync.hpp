@@ -6,6 +6,7 @@
 /// (its fiber is suspended) until the others it needs have arrived.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -21,12 +22,48 @@ enum class BarrierKind { plain, count, all, any };
 int syncthreads(const char* file, int line, BarrierKind kind, int predicate);
 
 /// @brief The warp collectives.
-enum class WarpOp { shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, syncwarp, match_any };
+enum class WarpOp { shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, syncwarp, match_any, warp_wide };
 
 /// @brief Waits until every lane named in `mask` arrives at a collective of
 /// the same kind, then returns this lane's result (raw 64 bits).
 unsigned long long warp_collective(const char* file, int line, WarpOp op, unsigned mask, unsigned long long value,
                                    int arg, int width);
+
+/// @brief One lane's part in an operation the warp performs as one (the
+/// `nvcuda::wmma` `*_sync` functions): its arguments, and the function that
+/// does the work for the whole warp once every lane has arrived.
+struct WarpWork {
+    const char* name;  ///< for reports, e.g. "wmma::mma_sync"
+    /// Does the work of all 32 lanes; `lanes[i]` is lane i's WarpWork (each
+    /// the same type as this one: the same call site).
+    void (*complete)(WarpWork* const* lanes);
+    const char* file = "";  ///< where this lane called it (set by warp_wide), for reports
+    int line = 0;
+};
+
+/// @brief What a warp-wide meeting hands its lanes: every lane's WarpWork,
+/// and whether the work is still to be done. One per warp, owned by the block.
+struct WarpWorkBatch {
+    WarpWork* lanes[32];
+    bool pending;
+};
+
+/// @brief Meets the other 31 lanes of the warp at this call (all 32 must
+/// come, from the same file and line; a partial warp, a lane that exited or
+/// a lane elsewhere is reported like a bad shuffle mask), then makes sure
+/// the work is done before returning: the first lane to run after the
+/// meeting does it for all, in kernel context (a bad address in it is
+/// reported as the kernel's own bad access), and the others find it done.
+inline void warp_wide(const char* file, int line, WarpWork& work) {
+    work.file = file;
+    work.line = line;
+    auto* batch = reinterpret_cast<WarpWorkBatch*>(static_cast<std::uintptr_t>(warp_collective(
+        file, line, WarpOp::warp_wide, 0xffffffffu, reinterpret_cast<std::uintptr_t>(&work), 0, 32)));
+    if (batch->pending) {
+        batch->pending = false;
+        batch->lanes[0]->complete(batch->lanes);
+    }
+}
 
 /// @brief Lanes of the calling thread's warp that have not exited.
 unsigned activemask();
@@ -44,7 +81,7 @@ T shuffle(const char* file, int line, WarpOp op, unsigned mask, T value, int arg
     std::memcpy(&raw, &value, sizeof(T));
     raw = warp_collective(file, line, op, mask, raw, arg, width);
     T result;
-    std::memcpy(&result, &raw, sizeof(T));
+    std::memcpy(static_cast<void*>(&result), &raw, sizeof(T));  // T may be a class (__half): its bytes
     return result;
 }
 
