@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <cuda_fp16.h>
@@ -104,25 +103,25 @@ struct Vec<float> {
 template <>
 struct Vec<__half> {
     static constexpr int kSize = 8;
+    // A 32-bit word holds two halves, the one at the lower address in the low
+    // 16 bits; __ushort_as_half and __half_as_ushort reinterpret the bits.
     __device__ static void load(const __half* p, float (&v)[8]) {
         const uint4 q = __ldg(reinterpret_cast<const uint4*>(p));
         const unsigned words[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            __half2 pair;
-            static_assert(sizeof pair == sizeof words[i], "a __half2 is 4 bytes");
-            memcpy(&pair, &words[i], sizeof pair);
-            const float2 f = __half22float2(pair);
-            v[2 * i] = f.x;
-            v[2 * i + 1] = f.y;
+            v[2 * i] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[i] & 0xffffu)));
+            v[2 * i + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[i] >> 16)));
         }
     }
     __device__ static void store(__half* p, const float (&v)[8]) {
         unsigned words[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            const __half2 pair = __floats2half2_rn(v[2 * i], v[2 * i + 1]);  // each rounded once, to nearest even
-            memcpy(&words[i], &pair, sizeof pair);
+            // Each value rounded once, to nearest even.
+            const unsigned low = __half_as_ushort(__float2half_rn(v[2 * i]));
+            const unsigned high = __half_as_ushort(__float2half_rn(v[2 * i + 1]));
+            words[i] = low | (high << 16);
         }
         *reinterpret_cast<uint4*>(p) = make_uint4(words[0], words[1], words[2], words[3]);
     }

@@ -82,9 +82,10 @@ void add_shape(course::Bench& bench, int rows, int cols, int sets) {
     std::vector<T> host(count);
     for (std::size_t i = 0; i < count; ++i) {
         if constexpr (kHalf) {
-            const std::uint16_t bits = reference::half_bits(x[i]);
-            x[i] = reference::half_value(bits);
-            std::memcpy(&host[i], &bits, sizeof bits);
+            __half_raw raw;
+            raw.x = reference::half_bits(x[i]);
+            x[i] = reference::half_value(raw.x);
+            host[i] = __half(raw);
         } else {
             host[i] = x[i];
         }
@@ -104,9 +105,7 @@ void add_shape(course::Bench& bench, int rows, int cols, int sets) {
         for (std::size_t i = 0; i < count; ++i) {
             float v;
             if constexpr (kHalf) {
-                std::uint16_t bits;
-                std::memcpy(&bits, &got[i], sizeof bits);
-                v = reference::half_value(bits);
+                v = reference::half_value(static_cast<__half_raw>(got[i]).x);
             } else {
                 v = got[i];
             }

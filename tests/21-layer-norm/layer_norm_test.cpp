@@ -8,6 +8,7 @@
 
 #include "cpu_reference.hpp"
 
+#include <course/backend.hpp>
 #include <course/catch.hpp>
 #include <course/compare.hpp>
 #include <course/device_buffer.hpp>
@@ -88,22 +89,23 @@ std::vector<float> rounded_to_half(std::vector<float> x) {
     return x;
 }
 
+// __half from and to its bits through __half_raw, as cuda_fp16.h offers on the host.
+__half half_from_bits(std::uint16_t bits) {
+    __half_raw raw;
+    raw.x = bits;
+    return __half(raw);
+}
+
 std::vector<__half> to_half(const std::vector<float>& x) {
-    std::vector<__half> h(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        const std::uint16_t bits = reference::half_bits(x[i]);
-        std::memcpy(&h[i], &bits, sizeof bits);
-    }
+    std::vector<__half> h;
+    h.reserve(x.size());
+    for (const float v : x) h.push_back(half_from_bits(reference::half_bits(v)));
     return h;
 }
 
 std::vector<float> to_float(const std::vector<__half>& h) {
     std::vector<float> x(h.size());
-    for (std::size_t i = 0; i < h.size(); ++i) {
-        std::uint16_t bits;
-        std::memcpy(&bits, &h[i], sizeof bits);
-        x[i] = reference::half_value(bits);
-    }
+    for (std::size_t i = 0; i < h.size(); ++i) x[i] = reference::half_value(static_cast<__half_raw>(h[i]).x);
     return x;
 }
 
@@ -207,13 +209,12 @@ void require_layer_norm(Shape s) {
     }
     course::DeviceBuffer<T> d_x(host_x), d_y(rows * cols);
     // NaN in every output: anything never written shows as NaN.
-    const std::vector<T> poison = kHalf ? [&] {
-        std::vector<T> p(rows * cols);
-        const std::uint16_t nan = 0x7fff;
-        for (T& v : p) std::memcpy(&v, &nan, sizeof nan);
-        return p;
-    }()
-                                        : std::vector<T>(rows * cols, course::poison_value<T>());
+    std::vector<T> poison;
+    if constexpr (kHalf) {
+        poison.assign(rows * cols, half_from_bits(0x7fff));  // a half NaN
+    } else {
+        poison.assign(rows * cols, course::poison_value<T>());
+    }
     course::for_each_schedule([&] {
         d_y.upload(poison);
         d_mean.poison();
