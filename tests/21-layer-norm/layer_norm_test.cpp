@@ -232,20 +232,9 @@ void require_layer_norm(Shape s) {
     });
 }
 
-}  // namespace
-
-TEST_CASE("layer_norm of float rows matches the CPU in every shape, on rows far from zero, below eps and constant",
-          "[21]") {
-    const Shape s = GENERATE_COPY(from_range(test_shapes()));
-    require_layer_norm<float>(s);
-}
-
-TEST_CASE("layer_norm of half rows keeps its statistics in float and rounds each y to half once", "[21]") {
-    const Shape s = GENERATE_COPY(from_range(test_shapes()));
-    require_layer_norm<__half>(s);
-}
-
-TEST_CASE("layer_norm launches nothing for an empty matrix and refuses a bad shape or eps", "[21]") {
+// An empty matrix and bad arguments are checked inside a test case that
+// needs real work: an untouched starter, whose launcher is given, earns nothing.
+void require_empty_and_bad_arguments() {
     INFO("rows == 0 or cols == 0 is an empty matrix: return without launching (the pointers may be null); "
          "cols above kMaxCols, a negative rows or cols, or a negative eps throw std::invalid_argument");
     for (const Shape empty : {Shape{0, 0}, Shape{0, 7}, Shape{5, 0}}) {
@@ -262,4 +251,20 @@ TEST_CASE("layer_norm launches nothing for an empty matrix and refuses a bad sha
     CHECK_THROWS_AS(lesson21::layer_norm(p, p, p, p, p, p, -1, 4), std::invalid_argument);
     CHECK_THROWS_AS(lesson21::layer_norm(p, p, p, p, p, p, 1, -4), std::invalid_argument);
     CHECK_THROWS_AS(lesson21::layer_norm(p, p, p, p, p, p, 1, 4, -1.0f), std::invalid_argument);
+}
+
+}  // namespace
+
+TEST_CASE("layer_norm of float rows matches the CPU in every shape, on rows far from zero, below eps and "
+          "constant, and handles empty and bad arguments", "[21]") {
+    const Shape s = GENERATE_COPY(from_range(test_shapes()));
+    require_layer_norm<float>(s);
+    if (s.rows == test_shapes().front().rows && s.cols == test_shapes().front().cols) {
+        require_empty_and_bad_arguments();
+    }
+}
+
+TEST_CASE("layer_norm of half rows keeps its statistics in float and rounds each y to half once", "[21]") {
+    const Shape s = GENERATE_COPY(from_range(test_shapes()));
+    require_layer_norm<__half>(s);
 }
