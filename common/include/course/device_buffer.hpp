@@ -21,7 +21,7 @@ T poison_value() {
         return std::numeric_limits<T>::quiet_NaN();
     } else {
         T value;
-        std::memset(&value, 0xCD, sizeof value);
+        std::memset(static_cast<void*>(&value), 0xCD, sizeof value);  // void*: T may be a class (__half)
         return value;
     }
 }

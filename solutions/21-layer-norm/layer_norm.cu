@@ -1,0 +1,279 @@
+// Lesson 21 reference solution: the forward pass of layer normalisation,
+// one block per row, Welford/Chan statistics in float, vectorized loads and
+// stores, the scale and bias fused into the write. Read
+// lessons/21-layer-norm/README.md for the ideas; the comments here say why
+// each step is written the way it is.
+#include <layer_norm.hpp>
+
+#include <course/cuda_check.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace lesson21 {
+
+namespace {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// ---------------------------------------------------------------- the statistics
+
+// The statistics of a run of values: how many, their mean, and M2, the sum
+// of their squared deviations from that mean (the variance is M2 / count).
+// The count is a float: exact up to 2^24, far above kMaxCols.
+struct Stats {
+    float count;
+    float mean;
+    float m2;
+};
+
+// Chan's merge of the statistics of two runs into those of both. The new
+// mean moves towards b's by b's share of the values; M2 gains, besides both
+// runs' own M2, the spread between the two means. Nothing here subtracts two
+// large numbers that are nearly equal, which is what makes it accurate where
+// mean(x^2) - mean^2 is not. Welford's one-value update is the case b = {1, x, 0}.
+__device__ __forceinline__ Stats merge(const Stats& a, const Stats& b) {
+    // An empty side leaves the other as it is (and 0 * inf cannot appear).
+    if (b.count == 0.0f) return a;
+    if (a.count == 0.0f) return b;
+    const float count = a.count + b.count;
+    const float delta = b.mean - a.mean;
+    const float b_share = b.count / count;  // the one division of a merge
+    return {count, a.mean + delta * b_share, a.m2 + b.m2 + delta * delta * a.count * b_share};
+}
+
+// The statistics of V values in registers, by two passes over the registers:
+// their mean, then the squared deviations from it (exact enough, and no
+// division per value).
+template <int V>
+__device__ __forceinline__ Stats stats_of(const float (&v)[V]) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) sum += v[i];
+    const float mean = sum * (1.0f / V);
+    float m2 = 0.0f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) m2 += (v[i] - mean) * (v[i] - mean);
+    return {static_cast<float>(V), mean, m2};
+}
+
+// Merges the statistics of the 32 lanes into lane 0's (a tree of 5 steps,
+// shuffles down). Lane 0's result is then shuffled to all: with a butterfly
+// (shuffle xor) every lane would merge in its own order, and lanes could end
+// with statistics that differ in the last bit.
+__device__ Stats warp_merge(Stats s) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+        const Stats other{__shfl_down_sync(kFullMask, s.count, offset), __shfl_down_sync(kFullMask, s.mean, offset),
+                          __shfl_down_sync(kFullMask, s.m2, offset)};
+        s = merge(s, other);
+    }
+    return {__shfl_sync(kFullMask, s.count, 0), __shfl_sync(kFullMask, s.mean, 0), __shfl_sync(kFullMask, s.m2, 0)};
+}
+
+// ---------------------------------------------------------------- vectorized access
+
+// 16 bytes of a row at a time: 4 floats or 8 halves, loaded in one
+// instruction and converted to floats in registers (the arithmetic is always
+// float). Loads go through the read-only path; stores are plain.
+template <class T>
+struct Vec;
+
+template <>
+struct Vec<float> {
+    static constexpr int kSize = 4;
+    __device__ static void load(const float* p, float (&v)[4]) {
+        const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+        v[0] = q.x;
+        v[1] = q.y;
+        v[2] = q.z;
+        v[3] = q.w;
+    }
+    __device__ static void store(float* p, const float (&v)[4]) {
+        *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    }
+    __device__ static float to_float(float x) { return x; }
+    __device__ static float from_float(float x) { return x; }
+};
+
+template <>
+struct Vec<__half> {
+    static constexpr int kSize = 8;
+    // A 32-bit word holds two halves, the one at the lower address in the low
+    // 16 bits; __ushort_as_half and __half_as_ushort reinterpret the bits.
+    __device__ static void load(const __half* p, float (&v)[8]) {
+        const uint4 q = __ldg(reinterpret_cast<const uint4*>(p));
+        const unsigned words[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            v[2 * i] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[i] & 0xffffu)));
+            v[2 * i + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[i] >> 16)));
+        }
+    }
+    __device__ static void store(__half* p, const float (&v)[8]) {
+        unsigned words[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            // Each value rounded once, to nearest even.
+            const unsigned low = __half_as_ushort(__float2half_rn(v[2 * i]));
+            const unsigned high = __half_as_ushort(__float2half_rn(v[2 * i + 1]));
+            words[i] = low | (high << 16);
+        }
+        *reinterpret_cast<uint4*>(p) = make_uint4(words[0], words[1], words[2], words[3]);
+    }
+    __device__ static float to_float(__half x) { return __half2float(x); }
+    __device__ static __half from_float(float x) { return __float2half_rn(x); }
+};
+
+// gamma and beta, V at a time (float4 loads; 8 halves of x need two).
+template <int V>
+__device__ __forceinline__ void load_params(const float* p, float (&v)[V]) {
+#pragma unroll
+    for (int i = 0; i < V; i += 4) {
+        const float4 q = __ldg(reinterpret_cast<const float4*>(p + i));
+        v[i] = q.x;
+        v[i + 1] = q.y;
+        v[i + 2] = q.z;
+        v[i + 3] = q.w;
+    }
+}
+
+// ---------------------------------------------------------------- the kernel
+
+// Block b normalises rows b, b + gridDim.x, ... with kWarps warps.
+//
+// Pass 1 reads the row and merges the statistics: each thread over its
+// values, then each warp (shuffles), then the block (one slot per warp in
+// shared memory, merged by warp 0). Pass 2 reads the row again and writes y:
+// the row was read by this block a moment ago, so this second read is served
+// by the L1 or L2 cache, and DRAM sees the row once (up to rows of a few
+// hundred KiB). Keeping the row in registers between the passes would save
+// even the cache read, but only for rows short enough to fit.
+//
+// `vectorized`: every row starts 16-byte aligned (cols a multiple of V and
+// aligned pointers), so the rows are read and written 16 bytes at a time.
+// Otherwise one value at a time, each merged with Welford's update.
+template <class T, int kWarps>
+__global__ void __launch_bounds__(kWarps * 32)
+    layer_norm_kernel(const T* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
+                      T* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ rstd_out, int rows,
+                      int cols, float eps, bool vectorized) {
+    constexpr int kThreads = kWarps * 32;
+    constexpr int V = Vec<T>::kSize;
+    __shared__ Stats partial[kWarps];  // one slot per warp
+    __shared__ float row_mean, row_rstd;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+    for (int row = blockIdx.x; row < rows; row += gridDim.x) {
+        const std::size_t first = static_cast<std::size_t>(row) * static_cast<std::size_t>(cols);
+        const T* xr = x + first;
+        T* yr = y + first;
+
+        // Pass 1: this thread's statistics. The loop is unrolled so that
+        // several 16-byte loads are in flight before the first is used.
+        Stats s{0.0f, 0.0f, 0.0f};
+        if (vectorized) {
+#pragma unroll 4
+            for (int c = threadIdx.x * V; c < cols; c += kThreads * V) {
+                float v[V];
+                Vec<T>::load(xr + c, v);
+                s = merge(s, stats_of(v));
+            }
+        } else {
+            for (int c = threadIdx.x; c < cols; c += kThreads) s = merge(s, Stats{1.0f, Vec<T>::to_float(xr[c]), 0.0f});
+        }
+
+        // The block's statistics: warps, then warp 0 over the warps' slots.
+        s = warp_merge(s);
+        if (lane == 0) partial[warp] = s;
+        __syncthreads();  // every slot written before warp 0 reads them
+        if (warp == 0) {
+            Stats b = lane < kWarps ? partial[lane] : Stats{0.0f, 0.0f, 0.0f};
+            b = warp_merge(b);
+            if (lane == 0) {
+                const float rstd = rsqrtf(b.m2 / b.count + eps);  // biased variance: M2 / n
+                row_mean = b.mean;
+                row_rstd = rstd;
+                mean_out[row] = b.mean;
+                rstd_out[row] = rstd;
+            }
+        }
+        __syncthreads();  // row_mean and row_rstd written before anyone reads them
+        const float mean = row_mean, rstd = row_rstd;
+
+        // Pass 2: normalise, scale and shift in one expression per value.
+        if (vectorized) {
+#pragma unroll 4
+            for (int c = threadIdx.x * V; c < cols; c += kThreads * V) {
+                float v[V], g[V], b[V];
+                Vec<T>::load(xr + c, v);
+                load_params(gamma + c, g);
+                load_params(beta + c, b);
+#pragma unroll
+                for (int i = 0; i < V; ++i) v[i] = (v[i] - mean) * rstd * g[i] + b[i];
+                Vec<T>::store(yr + c, v);
+            }
+        } else {
+            for (int c = threadIdx.x; c < cols; c += kThreads) {
+                yr[c] = Vec<T>::from_float((Vec<T>::to_float(xr[c]) - mean) * rstd * gamma[c] + beta[c]);
+            }
+        }
+        // The next row's pass 1 rewrites `partial` only after this row's
+        // second barrier, which warp 0 passed after reading it; and it
+        // rewrites row_mean only after the next first barrier, which every
+        // thread reaches after reading this row's: no third barrier needed.
+    }
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// Checks the arguments, picks the block size from the row length, launches.
+template <class T>
+void launch(const char* function, const T* x, const float* gamma, const float* beta, T* y, float* mean, float* rstd,
+            int rows, int cols, float eps) {
+    if (rows < 0 || cols < 0 || cols > kMaxCols || !(eps >= 0.0f)) {
+        throw std::invalid_argument(std::string(function) + ": rows must be >= 0, cols 0 to " +
+                                    std::to_string(kMaxCols) + " and eps >= 0, not rows " + std::to_string(rows) +
+                                    ", cols " + std::to_string(cols) + ", eps " + std::to_string(eps));
+    }
+    if (rows == 0 || cols == 0) return;  // an empty matrix: launch nothing (a grid of 0 blocks is an error)
+
+    constexpr int V = Vec<T>::kSize;
+    const bool vectorized =
+        cols % V == 0 && aligned16(x) && aligned16(y) && aligned16(gamma) && aligned16(beta);
+    int device = 0, sms = 0;
+    COURSE_CUDA_CHECK(cudaGetDevice(&device));
+    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    // Enough threads per row that each has a few 16-byte loads in flight,
+    // and at most a full SM's worth of blocks resident at once: more blocks
+    // than that would only queue, each row is one block's work anyway.
+    if (cols <= 1024) {
+        const int grid = std::min(rows, sms * 16);  // 16 blocks of 128 threads fill an SM
+        layer_norm_kernel<T, 4><<<grid, 128>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
+    } else if (cols <= 4096) {
+        const int grid = std::min(rows, sms * 8);
+        layer_norm_kernel<T, 8><<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
+    } else {
+        const int grid = std::min(rows, sms * 4);
+        layer_norm_kernel<T, 16><<<grid, 512>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
+    }
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+void layer_norm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd, int rows,
+                int cols, float eps) {
+    launch("layer_norm (float)", x, gamma, beta, y, mean, rstd, rows, cols, eps);
+}
+
+void layer_norm(const __half* x, const float* gamma, const float* beta, __half* y, float* mean, float* rstd,
+                int rows, int cols, float eps) {
+    launch("layer_norm (half)", x, gamma, beta, y, mean, rstd, rows, cols, eps);
+}
+
+}  // namespace lesson21
