@@ -5,6 +5,7 @@
 #pragma once
 
 #include <course_emu/launch.hpp>
+#include <course_emu/show.hpp>
 
 #include <cstddef>
 #include <utility>
@@ -19,6 +20,11 @@ public:
     /// The calling worker starts a block; `dynamic_shared` is its `extern __shared__` memory.
     virtual void block_begin(const void* dynamic_shared, std::size_t dynamic_shared_bytes) = 0;
     virtual void block_end() = 0;
+    /// The running thread (current_thread) arrives at a barrier (`kind` 0:
+    /// `__syncthreads()`, 1: a warp collective, 2: `grid.sync()`) at `file`:`line`
+    /// (for `./course show`'s barrier timeline: an arrival never followed by
+    /// after_sync() is a thread still waiting when the block ended, by a fault).
+    virtual void before_sync(int kind, const char* file, int line) = 0;
     /// The running thread (current_thread) left a barrier (`warp` false) or a warp collective.
     virtual void after_sync(bool warp) = 0;
     /// A block of a cooperative launch goes on past grid.sync() into grid phase
@@ -34,6 +40,10 @@ public:
     virtual void device_freed(const void* address) = 0;
     /// cudaMemcpy or cudaMemset wrote device bytes from the host.
     virtual void device_written(const void* address, std::size_t bytes) = 0;
+    /// True when the analysis keeps what `./course show` draws (course_emu/show.hpp).
+    virtual bool wants_outputs() const = 0;
+    /// The test harness compared an output and found it wrong (course_emu/show.hpp).
+    virtual void output_compared(show::ComparedOutput output) = 0;
 
 protected:
     ~AnalysisHooks() = default;

@@ -1072,6 +1072,7 @@ void raise_fault(const char* file, int line, const char* what, cudaError_t code)
 
 int syncthreads(const char* file, int line, BarrierKind kind, int predicate) {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("__syncthreads()", file, line);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->before_sync(0, file, line);
     const int result = detail::t_block->barrier(file, line, kind, predicate);
     if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(false);
     return result;
@@ -1080,6 +1081,7 @@ int syncthreads(const char* file, int line, BarrierKind kind, int predicate) {
 unsigned long long warp_collective(const char* file, int line, WarpOp op, unsigned mask, unsigned long long value,
                                    int arg, int width) {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("a warp collective", file, line);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->before_sync(1, file, line);
     const unsigned long long result = detail::t_block->warp(file, line, op, mask, value, arg, width);
     if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(true);
     return result;
@@ -1092,6 +1094,7 @@ unsigned coalesce(const char* file, int line) {
 
 void grid_sync(const char* file, int line) {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("grid.sync()", file, line);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->before_sync(2, file, line);
     detail::t_block->grid_sync(file, line);
     if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(false);
 }

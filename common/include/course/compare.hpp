@@ -14,6 +14,10 @@
 #include <type_traits>
 #include <vector>
 
+#ifdef __CUDACC_EMULATOR__
+#include <course_emu/show.hpp>
+#endif
+
 namespace course {
 
 /// @brief The outcome of a comparison: ok, or a readable explanation.
@@ -61,6 +65,34 @@ std::string show(const T& v) {
     return out.str();
 }
 
+/// @brief Hands a wrong output to `./course show` (emulator only, and only
+/// while it runs: course_emu/show.hpp). Arithmetic element types only; it
+/// copies, and nothing comes back, so the comparison's verdict is untouched.
+template <class T>
+void show_wrong_output(const std::vector<T>& expected, const std::vector<T>& got, const CompareContext<T>& ctx,
+                       const std::vector<bool>& wrong, const std::vector<bool>& untouched) {
+#ifdef __CUDACC_EMULATOR__
+    if constexpr (std::is_arithmetic_v<T>) {
+        if (!course_emu::show::wants_outputs()) return;
+        course_emu::show::ComparedOutput out;
+        out.test = Catch::getResultCapture().getCurrentTestName();
+        out.name = ctx.name;
+        out.columns = ctx.columns;
+        out.expected.assign(expected.begin(), expected.end());
+        out.got.assign(got.begin(), got.end());
+        out.state.resize(got.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            out.state[i] = !wrong[i] ? course_emu::show::kRight
+                           : untouched[i] ? course_emu::show::kUntouched
+                                          : course_emu::show::kWrong;
+        }
+        course_emu::show::output_compared(std::move(out));
+    }
+#else
+    (void)expected, (void)got, (void)ctx, (void)wrong, (void)untouched;
+#endif
+}
+
 }  // namespace detail
 
 /// @brief Compares `got` with `expected` element by element; `within(i, e, g)`
@@ -91,6 +123,17 @@ Comparison compare(const std::vector<T>& expected, const std::vector<T>& got, Wi
         if (detail::bitwise_equal(got[i], poison_value<T>())) ++poisoned;
     }
     if (wrong == 0) return result;
+#ifdef __CUDACC_EMULATOR__
+    if (course_emu::show::wants_outputs()) {
+        std::vector<bool> is_wrong(expected.size()), is_untouched(expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            is_wrong[i] = !within(i, expected[i], got[i]);
+            is_untouched[i] = is_wrong[i] && ((ctx.before != nullptr && detail::bitwise_equal((*ctx.before)[i], got[i])) ||
+                                              detail::bitwise_equal(got[i], poison_value<T>()));
+        }
+        detail::show_wrong_output(expected, got, ctx, is_wrong, is_untouched);
+    }
+#endif
 
     std::ostringstream out;
     out << ctx.name << " differs from the CPU reference in " << wrong << " of " << expected.size()
