@@ -291,9 +291,13 @@ public:
     }
 
     bool wants_outputs() const override { return pictures_; }
+    // The first wrong output of each test, array and size (a test run under
+    // several schedules compares the same output again and again).
     void output_compared(show::ComparedOutput output) override {
+        for (const show::ComparedOutput& o : outputs_) {
+            if (o.test == output.test && o.name == output.name && o.got.size() == output.got.size()) return;
+        }
         if (outputs_.size() < kMaxOutputs) outputs_.push_back(std::move(output));
-        else ++outputs_dropped_;
     }
 
     // ---- from the __tsan_* callbacks
@@ -520,14 +524,17 @@ private:
     std::unordered_map<std::uintptr_t, WriteSeen> writes_;
     std::map<PcKey, SampleSeen> samples_;
     std::vector<WriterMap> writer_maps_;
-    std::map<const char*, std::pair<bool, bool>> writer_maps_kept_;  // kernel -> (one kept, a racy one kept)
+    struct KeptMaps {
+        bool kept = false, racy = false;
+        std::size_t written = 0;
+    };
+    std::map<const char*, KeptMaps> writer_maps_kept_;
     std::vector<std::vector<SyncMark>> marks_;  // by thread of the running block
     std::vector<SourceLine> mark_lines_;
     uint3 marks_block_{};
     bool marks_block_set_ = false;
     std::vector<BarrierTimeline> timelines_;
     std::vector<show::ComparedOutput> outputs_;
-    unsigned long long outputs_dropped_ = 0;
 
     const LaunchInfo* info_ = nullptr;
     const char* kernel_ = "";
@@ -647,21 +654,22 @@ void Recorder::keep_sample(const PcKey& key, unsigned cost, unsigned ideal, std:
     seen.worst_excess = std::max<long long>(excess, 0);
 }
 
-// ./course show: per kernel, the writer maps of its first small launch and
-// of its first small launch with a race, per allocation written.
+// ./course show: per kernel, the writer maps (per allocation written) of
+// one small launch: the first with a race, else the one that wrote the most
+// addresses (up to what a map keeps), the first of equals.
 void Recorder::keep_writer_maps() {
     if (writes_.empty()) return;
-    auto& [kept, racy_kept] = writer_maps_kept_[kernel_];
+    KeptMaps& k = writer_maps_kept_[kernel_];
     bool race = false;
     for (const auto& [address, w] : writes_) race = race || w.race;
-    if (kept && (racy_kept || !race)) return;
-    if (kept) {  // replace the first launch's maps by the racy launch's
+    const std::size_t written = std::min(writes_.size(), kMaxWriterElements);
+    if (k.kept && (k.racy || (!race && written <= k.written))) return;
+    if (k.kept) {  // replace the maps kept before
         writer_maps_.erase(std::remove_if(writer_maps_.begin(), writer_maps_.end(),
                                           [&](const WriterMap& m) { return m.kernel == kernel_; }),
                            writer_maps_.end());
     }
-    kept = true;
-    racy_kept = race;
+    k = KeptMaps{true, race, written};
     std::map<std::uintptr_t, std::vector<std::pair<std::uintptr_t, const WriteSeen*>>> by_allocation;
     for (const auto& [address, w] : writes_) {
         auto it = std::upper_bound(allocations_.begin(), allocations_.end(), address,

@@ -71,7 +71,7 @@ h1 { font-size: 1.5em; margin: 0 0 .2em; } h2 { border-bottom: 2px solid #ccc; m
 h3 { margin: 1.2em 0 .4em; } .sub, .note { color: #555; } .bad { color: #b00020; font-weight: 600; }
 .good { color: #1b7a1b; font-weight: 600; }
 .access { display: flex; gap: 1.2em; align-items: flex-start; margin: .6em 0 1.2em; }
-.access .src { max-width: 40em; } pre { background: #f6f6f6; padding: .4em .6em; margin: .3em 0; overflow-x: auto; }
+.access .src { max-width: 40em; } pre { background: #f6f6f6; padding: .4em .6em; margin: .3em 0; white-space: pre-wrap; }
 .listing { font: 12px/1.35 monospace; background: #f6f6f6; padding: .4em 0; }
 .listing div { padding: 0 .6em; white-space: pre; } .listing .has { background: #fff4c2; }
 .hot { outline: 3px solid #ff9800; } .listing a { text-decoration: none; }
@@ -406,9 +406,11 @@ private:
 
     void writer_figure(const WriterMap& m) {
         const bool two_d = m.grid.y > 1 || m.block.y > 1, three_d = m.grid.z > 1 || m.block.z > 1;
-        std::uint64_t count = m.allocation_bytes / m.element_bytes;
+        // Up to 16 elements past the last one written (a loop that stops one
+        // short shows; the guard elements after a test's output do not fill the figure).
         const std::uint64_t last = m.elements.empty() ? 0 : m.elements.back().index + 1;
-        count = std::max<std::uint64_t>(std::min<std::uint64_t>(count, kMaxDrawn), std::min<std::uint64_t>(last, kMaxDrawn));
+        const std::uint64_t count = std::min<std::uint64_t>(
+            {m.allocation_bytes / m.element_bytes, last + 16, kMaxDrawn});
         const unsigned per_row = 16;
         const double cw = two_d ? 62 : 44, ch = 30;
         unsigned races = 0, unwritten = 0;
@@ -443,7 +445,10 @@ private:
         if (races > 0) out_ << " <span class=\"bad\">" << races << " element(s) written by two threads with no barrier "
                             << "between them (red): a race.</span>";
         if (unwritten > 0) out_ << " " << unwritten << " element(s) not written by this launch (dashed).";
-        if (m.truncated || count < m.allocation_bytes / m.element_bytes) out_ << " (Only the first " << count << " drawn.)";
+        if (m.truncated || count < m.allocation_bytes / m.element_bytes) {
+            out_ << " (Elements 0 to " << count - 1 << " of the allocation's " << m.allocation_bytes / m.element_bytes
+                 << " drawn.)";
+        }
         out_ << "</p>\n<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"writers\" data-figure=\"writers\" data-kernel=\""
              << escape(m.kernel) << "\" data-races=\"" << races << "\" data-unwritten=\"" << unwritten << "\" width=\""
              << 44 + per_row * cw << "\" height=\"" << 30 + ((count + per_row - 1) / per_row) * ch << "\">"
@@ -604,11 +609,12 @@ private:
         const bool grid = o.columns > 0 && n % o.columns == 0 && n / o.columns > 1;
         const std::size_t cols = grid ? o.columns : std::min<std::size_t>(n, 64);
         const std::size_t rows = grid ? n / o.columns : (n + 63) / 64;
-        // At most 64 x 64 cells: a cell stands for a range of rows and columns.
-        const std::size_t step_c = (cols + 63) / 64, step_r = (rows + 63) / 64;
+        // At most 32 x 32 cells (a strip: 64 x 16): a cell stands for a range of rows and columns.
+        const std::size_t most_c = grid ? 32 : 64, most_r = grid ? 32 : 16;
+        const std::size_t step_c = (cols + most_c - 1) / most_c, step_r = (rows + most_r - 1) / most_r;
         const std::size_t cells_c = (cols + step_c - 1) / std::max<std::size_t>(step_c, 1);
         const std::size_t cells_r = (rows + step_r - 1) / std::max<std::size_t>(step_r, 1);
-        const double cs = std::max(6.0, std::min(16.0, 640.0 / static_cast<double>(std::max(cells_c, cells_r))));
+        const double cs = std::max(8.0, std::min(16.0, 640.0 / static_cast<double>(std::max(cells_c, cells_r))));
         std::size_t wrong = 0, untouched = 0;
         std::vector<std::size_t> first_wrong;
         for (std::size_t i = 0; i < n; ++i) {
@@ -618,14 +624,29 @@ private:
         }
         std::ostringstream cells;
         for (std::size_t r = 0; r < cells_r; ++r) {
-            // Runs of right cells are one rectangle.
-            std::size_t run_from = 0, run = 0;
+            // A run of cells of one class in a row is one rectangle, its title the run's first wrong element.
+            int run_class = -1;
+            std::size_t run_from = 0, run_i = 0;
             auto flush = [&](std::size_t c_end) {
-                if (run == 0) return;
-                cells << "<rect class=\"out right\" x=\"" << 50 + run_from * cs << "\" y=\"" << 20 + r * cs << "\" width=\""
-                      << run * cs << "\" height=\"" << cs << "\"/>";
-                run = 0;
-                (void)c_end;
+                if (run_class >= 0) {
+                    cells << "<rect class=\"out "
+                          << (run_class == 0 ? std::string("right")
+                              : run_class == 5 ? std::string("untouched")
+                                               : "wrong sev" + std::to_string(run_class))
+                          << "\" x=\"" << 50 + run_from * cs << "\" y=\"" << 20 + r * cs << "\" width=\""
+                          << (c_end - run_from) * cs << "\" height=\"" << cs << "\"";
+                    if (run_class == 0) {
+                        cells << "/>";
+                    } else {
+                        cells << "><title>" << escape(o.name) << "[" << run_i << "]";
+                        if (grid) cells << " (row " << run_i / o.columns << ", column " << run_i % o.columns << ")";
+                        cells << ": expected " << number(o.expected[run_i]) << ", got " << number(o.got[run_i])
+                              << (run_class == 5 ? " (never written)" : "");
+                        if (c_end - run_from > 1 || step_c > 1 || step_r > 1) cells << ", and more like it to the right";
+                        cells << "</title></rect>";
+                    }
+                }
+                run_class = -1;
             };
             for (std::size_t c = 0; c < cells_c; ++c) {
                 int worst = 0;  // 0 right, 1-4 severity, 5 untouched
@@ -641,22 +662,15 @@ private:
                         }
                     }
                 }
-                const bool exists = r * step_r * cols + c * step_c < n;
-                if (worst == 0 && exists) {
-                    if (run == 0) run_from = c;
-                    ++run;
-                    continue;
+                if (r * step_r * cols + c * step_c >= n) break;  // past the end of a strip
+                if (worst != run_class) {
+                    flush(c);
+                    run_class = worst;
+                    run_from = c;
+                    run_i = worst_i;
                 }
-                flush(c);
-                if (!exists) continue;
-                cells << "<rect class=\"out " << (worst == 5 ? "untouched" : "wrong sev" + std::to_string(worst))
-                      << "\" x=\"" << 50 + c * cs << "\" y=\"" << 20 + r * cs << "\" width=\"" << cs << "\" height=\""
-                      << cs << "\"><title>" << escape(o.name) << "[" << worst_i << "]";
-                if (grid) cells << " (row " << worst_i / o.columns << ", column " << worst_i % o.columns << ")";
-                cells << ": expected " << number(o.expected[worst_i]) << ", got " << number(o.got[worst_i])
-                      << (worst == 5 ? " (never written)" : "") << "</title></rect>";
             }
-            flush(cells_c);
+            flush(std::min(cells_c, (n - r * step_r * cols + step_c - 1) / step_c));
             if (r % 8 == 0) {
                 cells << "<text x=\"2\" y=\"" << 20 + r * cs + cs - 1 << "\">"
                       << (grid ? "row " : "") << r * step_r * (grid ? 1 : cols) << "</text>";

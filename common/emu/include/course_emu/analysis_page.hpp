@@ -31,7 +31,7 @@ struct PageOptions {
     std::string title = "What the kernels did";  ///< the page's heading
     std::string subtitle;                        ///< a line under it (the lesson, the tests run)
     /// The page stops adding figures (and says so) once it is this large.
-    std::size_t max_bytes = 1900 * 1000;
+    std::size_t max_bytes = 1700 * 1000;
 };
 
 /// @brief The page for `report` (its Report::pictures and numbers), as HTML text.
