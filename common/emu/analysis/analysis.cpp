@@ -983,13 +983,17 @@ Report Recorder::report() {
 
 Recorder g_recorder;
 
+// The recorder's containers are not for a signal to leave half updated:
+// each callback is the emulator's code (detail::AnalysisSection).
 inline void record(const volatile void* address, std::size_t size, std::uint8_t flags, std::uintptr_t pc) {
     if (!g_recorder.active || current_thread == nullptr) return;
+    detail::AnalysisSection section;
     g_recorder.access(pc, address, size, flags);
 }
 
 inline void block_entered(std::uintptr_t pc) {
     if (!g_recorder.active || current_thread == nullptr) return;
+    detail::AnalysisSection section;
     g_recorder.block_entered(pc);
 }
 

@@ -290,7 +290,9 @@ private:
         std::vector<std::vector<double>> wires(32);  // per lane: x of its targets
         double height = 0;
         if (p.shared) {
-            // Distinct words per bank.
+            // Distinct words per bank. A bank conflicts when it holds more
+            // words than the ideal wavefronts (8-byte accesses by 32 lanes are
+            // 64 words, 2 to a bank, in the ideal 2 wavefronts: no conflict).
             std::map<unsigned, std::set<std::uint64_t>> words;
             for (const LaneAccess& a : s.lanes) {
                 for (std::uint64_t w = a.address / 4; w <= (a.address + a.size - 1) / 4; ++w) words[w % 32].insert(w);
@@ -299,7 +301,7 @@ private:
             for (unsigned b = 0; b < 32; ++b) {
                 const auto it = words.find(b);
                 const std::size_t n = it == words.end() ? 0 : it->second.size();
-                const char* cls = n == 0 ? "bank" : n > 1 ? "bank conflict" : "bank used";
+                const char* cls = n == 0 ? "bank" : n > s.ideal ? "bank conflict" : "bank used";
                 body << "<rect class=\"" << cls << "\" x=\"" << lane_x[b] << "\" y=\"" << bank_y
                      << "\" width=\"16\" height=\"16\"><title>bank " << b << ": " << n << " distinct word"
                      << (n == 1 ? "" : "s") << "</title></rect>";
@@ -311,7 +313,7 @@ private:
             for (const LaneAccess& a : s.lanes) {
                 bool conflict = false;
                 for (std::uint64_t w = a.address / 4; w <= (a.address + a.size - 1) / 4; ++w) {
-                    conflict = conflict || words[w % 32].size() > 1;
+                    conflict = conflict || words[w % 32].size() > s.ideal;
                     wires[a.lane].push_back(lane_x[w % 32] + 8);
                 }
                 lane_class[a.lane] = conflict ? "lane conflict" : "lane";
@@ -397,7 +399,8 @@ private:
              << (shown ? "" : " style=\"display:none\"") << ">";
         out_ << "<text class=\"big\" x=\"4\" y=\"" << height + 10 << "\">" << which << " request: block "
              << index3(s.block, true, true) << ", warp " << s.warp << ", " << s.lanes.size() << " lanes: ";
-        if (p.shared) out_ << s.cost << "-way (" << s.cost << " wavefronts, ideal " << s.ideal << ")";
+        if (p.shared && s.cost > s.ideal) out_ << s.cost << "-way (" << s.cost << " wavefronts, ideal " << s.ideal << ")";
+        else if (p.shared) out_ << s.cost << " wavefront" << (s.cost == 1 ? "" : "s") << " (ideal " << s.ideal << ")";
         else out_ << s.cost << " sectors (ideal " << s.ideal << ")";
         out_ << "</text>" << lanes.str() << body.str() << "</svg>\n";
     }

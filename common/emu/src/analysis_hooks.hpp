@@ -7,6 +7,7 @@
 #include <course_emu/launch.hpp>
 #include <course_emu/show.hpp>
 
+#include <csignal>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -50,6 +51,22 @@ protected:
 };
 
 extern AnalysisHooks* g_analysis_hooks;
+
+/// Marks the analysis callbacks (called from the kernel's instrumented code)
+/// as the emulator's code for as long as it lives: the time budget's signal
+/// then waits for the thread's next scheduling step instead of abandoning it
+/// in the middle of a container's update (block.cpp's RuntimeSection).
+class AnalysisSection {
+public:
+    AnalysisSection();
+    ~AnalysisSection();
+    AnalysisSection(const AnalysisSection&) = delete;
+    AnalysisSection& operator=(const AnalysisSection&) = delete;
+
+private:
+    volatile std::sig_atomic_t* flag_;
+    std::sig_atomic_t saved_;
+};
 
 /// The live device and managed allocations, (start, bytes) sorted by start.
 std::vector<std::pair<const char*, std::size_t>> live_device_allocations();

@@ -1025,6 +1025,15 @@ void prepare_worker_thread() {
 
 void interrupt_worker(std::thread::native_handle_type thread) { pthread_kill(thread, SIGUSR2); }
 
+AnalysisSection::AnalysisSection()
+    : flag_(t_runner != nullptr ? &t_runner->in_kernel_code : nullptr), saved_(flag_ != nullptr ? *flag_ : 0) {
+    if (flag_ != nullptr) *flag_ = 0;
+}
+
+AnalysisSection::~AnalysisSection() {
+    if (flag_ != nullptr) *flag_ = saved_;
+}
+
 void run_block(GridRun& grid, unsigned long long flat_block) {
     // Fresh for every block and poisoned, so reading before writing shows.
     t_dynamic_shared.prepare(grid.info.dynamic_shared_bytes);
