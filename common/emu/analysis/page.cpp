@@ -203,10 +203,10 @@ private:
             }
         }
         for (const WriterMap& m : r_.pictures.writers) {
-            if (m.kernel == kernel && room()) writer_figure(m);
+            if (m.kernel == kernel && room()) writer_figure(id, m);
         }
         for (const BarrierTimeline& tl : r_.pictures.timelines) {
-            if (tl.kernel == kernel && room()) timeline_figure(tl);
+            if (tl.kernel == kernel && room()) timeline_figure(id, tl);
         }
         listing(id, pictures);
         out_ << "</section>\n";
@@ -407,7 +407,7 @@ private:
 
     // ---- who wrote what
 
-    void writer_figure(const WriterMap& m) {
+    void writer_figure(const std::string& id, const WriterMap& m) {
         const bool two_d = m.grid.y > 1 || m.block.y > 1, three_d = m.grid.z > 1 || m.block.z > 1;
         // Up to 16 elements past the last one written (a loop that stops one
         // short shows; the guard elements after a test's output do not fill the figure).
@@ -441,7 +441,7 @@ private:
             }
             if (i % per_row == 0) cells << "<text x=\"2\" y=\"" << y + 17 << "\">" << i << "</text>";
         }
-        out_ << "<h3>Who wrote what: launch " << m.launch << " &lt;&lt;&lt;(" << m.grid.x << "," << m.grid.y << ","
+        out_ << "<h3 id=\"" << id << "-writers\">Who wrote what: launch " << m.launch << " &lt;&lt;&lt;(" << m.grid.x << "," << m.grid.y << ","
              << m.grid.z << "), (" << m.block.x << "," << m.block.y << "," << m.block.z << ")&gt;&gt;&gt;, a "
              << m.allocation_bytes << "-byte allocation in " << m.element_bytes << "-byte elements</h3>\n";
         out_ << "<p class=\"note\">Each element: the block (b) and thread (t) that wrote it last.";
@@ -460,7 +460,7 @@ private:
 
     // ---- barrier timelines
 
-    void timeline_figure(const BarrierTimeline& tl) {
+    void timeline_figure(const std::string& id, const BarrierTimeline& tl) {
         const std::size_t threads = tl.threads.size();
         const bool by_warp = threads > 64;
         const std::size_t rows = by_warp ? (threads + 31) / 32 : threads;
@@ -519,7 +519,7 @@ private:
             }
         }
         const bool two_d = tl.block_dim.y > 1 || tl.block_dim.z > 1;
-        out_ << "<h3>Barrier timeline: block " << index3(tl.block, true, true) << " (" << threads << " threads"
+        out_ << "<h3 id=\"" << id << "-timeline\">Barrier timeline: block " << index3(tl.block, true, true) << " (" << threads << " threads"
              << (two_d ? ", rows by linear thread index" : "") << ")</h3>\n<p class=\"note\">Each row a "
              << (by_warp ? "warp" : "thread") << ", each column its next arrival: squares __syncthreads(), "
              << "circles warp collectives, coloured by source line (";
