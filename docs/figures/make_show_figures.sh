@@ -54,7 +54,9 @@ svg_of "$WORK/07-padded.html" transpose_tile_kernel "$(read_line "$ROOT/solution
 shot "$WORK/07-unpadded.html#k0" "$ROOT/docs/figures/show-07.png"
 
 branch=$(variant 04 shared-reduction reduce.cu "$ROOT/tests/04-shared-reduction/mutants/barrier_in_branch.mutant")
-COURSE_SOURCE="$branch" "$ROOT/course" show 04 --output "$WORK/04-barrier-in-branch.html"
+# One test case: after the first fault every later one in the process fails
+# on the sticky error, and Catch2 v2 crashes on one thrown while a GENERATE is made.
+COURSE_SOURCE="$branch" "$ROOT/course" show 04 --test "every power-of-two block size*" --output "$WORK/04-barrier-in-branch.html"
 shot "$WORK/04-barrier-in-branch.html#k0-timeline" "$ROOT/docs/figures/show-04.png"
 
 stride=$(variant 09 histogram histogram.cu "$ROOT/tests/09-histogram/mutants/no_grid_stride.mutant")

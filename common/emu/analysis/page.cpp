@@ -469,6 +469,12 @@ private:
         const std::size_t shown_columns = std::min<std::size_t>(columns, 48);
         const double cw = 16, rh = by_warp ? 14 : 10, left = 60, top = 20;
         unsigned stuck = 0, parted = 0;
+        // Threads of the block that made a c-th arrival: fewer than all means
+        // the others exited (or never ran) while these went on or waited.
+        std::vector<std::size_t> arrived(shown_columns, 0);
+        for (const auto& t : tl.threads) {
+            for (std::size_t c = 0; c < std::min(t.size(), shown_columns); ++c) ++arrived[c];
+        }
         std::ostringstream marks;
         for (std::size_t row = 0; row < rows; ++row) {
             const double y = top + row * rh;
@@ -494,8 +500,8 @@ private:
                     return a.second < b.second;
                 })->first;
                 // Parted: this row's threads went different ways, or differ from the block's majority here.
-                bool split = here.size() > 1 || (missing > 0 && by_warp);
-                if (!split && !by_warp) split = top_line != majority(tl, c);
+                bool split = here.size() > 1 || (missing > 0 && by_warp) || arrived[c] < threads;
+                if (!split) split = top_line != majority(tl, c);
                 const char* kind = top_line.second == 0 ? "barrier" : top_line.second == 1 ? "warp" : "grid";
                 std::string cls = std::string("mark ") + kind + (waiting > 0 ? " stuck" : "") + (split ? " parted" : "");
                 stuck += waiting > 0;
@@ -514,6 +520,7 @@ private:
                       << " at " << escape(where.text());
                 if (here.size() > 1) marks << " (lanes at " << here.size() << " different places)";
                 if (missing > 0 && by_warp) marks << " (" << missing << " lanes never got here)";
+                if (arrived[c] < threads) marks << " (" << threads - arrived[c] << " threads of the block never got here)";
                 if (waiting > 0) marks << "; " << waiting << " still waiting when the block ended";
                 marks << "</title>" << (top_line.second == 0 ? "</rect>" : "</circle>");
             }

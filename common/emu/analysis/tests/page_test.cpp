@@ -92,6 +92,11 @@ TEST_CASE("The page draws an unpadded tile's column read as 32 lanes conflicting
     CHECK(page.find("data-src=\"k0-L16\"") != std::string::npos);
     CHECK(page.find("id=\"k0-L16\"") != std::string::npos);
     CHECK(page.find("id=\"page-status\"") != std::string::npos);
+    // Every thread met at the one barrier: nothing parted, nothing stuck.
+    const std::string timeline = figure(page, {"data-figure=\"timeline\"", "data-kernel=\"" + kernel + "\""});
+    REQUIRE(!timeline.empty());
+    CHECK(timeline.find("data-stuck=\"0\" data-parted=\"0\"") != std::string::npos);
+    CHECK(count(timeline, "<rect class=\"mark barrier\"") == 32);  // 32 warps, one barrier each
 }
 
 TEST_CASE("The page draws a store 128 bytes apart per lane as 32 lanes fetching part-empty sectors", "[analysis][show]") {
@@ -185,10 +190,11 @@ TEST_CASE("The page's barrier timeline shows where the threads of a divergent ba
     const std::string timeline = figure(page, {"data-figure=\"timeline\"", "data-kernel=\"divergent_barrier_kernel\""});
     REQUIRE(!timeline.empty());
     // Forward schedule: thread 0 waits at the first barrier, thread 1 reaches
-    // the second and the launch stops; both are still waiting, at different lines.
-    CHECK(timeline.find("data-stuck=\"2\" data-parted=\"1\"") != std::string::npos);
-    CHECK(count(timeline, "class=\"mark barrier stuck\"") == 1);
-    CHECK(count(timeline, "class=\"mark barrier stuck parted\"") == 1);
+    // the second and the launch stops; both are still waiting, at different
+    // lines, and the other 62 threads never got to a barrier: both marks parted.
+    CHECK(timeline.find("data-stuck=\"2\" data-parted=\"2\"") != std::string::npos);
+    CHECK(count(timeline, "class=\"mark barrier stuck parted\"") == 2);
+    CHECK(count(timeline, "62 threads of the block never got here") == 2);
     const int line = page_kernels::divergent_barrier_line();
     CHECK(timeline.find("thread 0, sync 1: barrier at page_kernels.cu:" + std::to_string(line)) != std::string::npos);
     CHECK(timeline.find("thread 1, sync 1: barrier at page_kernels.cu:" + std::to_string(line + 2)) != std::string::npos);
