@@ -24,11 +24,16 @@ variant() {
   echo "$dir"
 }
 
-# shot PAGE[#FRAGMENT] PNG: a 1000 x 760 screenshot of the page (scrolled to FRAGMENT).
+# shot PAGE ID PNG: a 1000 x 760 screenshot of the page's top, its heading
+# followed by the part from the element ID on (headless Chromium paints
+# nothing when told to scroll to a #fragment: the parts before are left out).
 shot() {
+  local cut="${1%.html}-$2.html"
+  awk -v id="id=\"$2\"" 'BEGIN { keep = 1 } /^<section id=/ && !seen { keep = 0; seen = 1 } index($0, id) { keep = 1 } keep' \
+    "$1" >"$cut"
   "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,760 \
-    --screenshot="$2" "file://$1" >/dev/null 2>&1
-  echo "$2: $(wc -c <"$2") bytes"
+    --screenshot="$3" "file://$cut" >/dev/null 2>&1
+  echo "$3: $(wc -c <"$3") bytes"
 }
 
 # svg_of PAGE KERNEL LINE OUT: the worst request's figure of KERNEL's shared load at LINE, with the page's style.
@@ -36,7 +41,20 @@ svg_of() {
   local style
   style=$(sed -n '/^<style>/,/<\/style>/p' "$1" | sed 's/^<style>//; s/<\/style>.*//')
   grep -m1 "data-figure=\"shared\" data-kernel=\"$2\" data-line=\"$3\" data-store=\"0\" data-sample=\"worst\"" "$1" |
-    awk -v style="$style" '{ sub(/>/, "><style>" style "</style><rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>"); print }' >"$4"
+    awk -v style="$style" -v want="data-line=\"$3\" data-store=\"0\" data-sample=\"worst\"" '{
+      line = $0
+      while ((at = index(line, "<svg ")) > 0) {
+        line = substr(line, at)
+        tag = substr(line, 1, index(line, ">"))
+        if (index(tag, want) > 0) {
+          svg = substr(line, 1, index(line, "</svg>") + 5)
+          sub(/>/, "><style>" style "</style><rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>", svg)
+          print svg
+          exit
+        }
+        line = substr(line, 5)
+      }
+    }' >"$4"
   echo "$4: $(wc -c <"$4") bytes"
 }
 
@@ -51,14 +69,14 @@ COURSE_SOURCE=solutions "$ROOT/course" show 07 --test "$tile_test" --output "$WO
 read_line() { grep -n 'tile\[threadIdx.x\]\[y\]' "$1/07-transpose-padding/transpose.cu" | cut -d: -f1; }
 svg_of "$WORK/07-unpadded.html" transpose_tile_kernel "$(read_line "$unpadded")" "$ROOT/lessons/07-transpose-padding/show-07-unpadded.svg"
 svg_of "$WORK/07-padded.html" transpose_tile_kernel "$(read_line "$ROOT/solutions")" "$ROOT/lessons/07-transpose-padding/show-07-padded.svg"
-shot "$WORK/07-unpadded.html#k0" "$ROOT/docs/figures/show-07.png"
+shot "$WORK/07-unpadded.html" k0 "$ROOT/docs/figures/show-07.png"
 
 branch=$(variant 04 shared-reduction reduce.cu "$ROOT/tests/04-shared-reduction/mutants/barrier_in_branch.mutant")
 # One test case: after the first fault every later one in the process fails
 # on the sticky error, and Catch2 v2 crashes on one thrown while a GENERATE is made.
 COURSE_SOURCE="$branch" "$ROOT/course" show 04 --test "every power-of-two block size*" --output "$WORK/04-barrier-in-branch.html"
-shot "$WORK/04-barrier-in-branch.html#k0-timeline" "$ROOT/docs/figures/show-04.png"
+shot "$WORK/04-barrier-in-branch.html" k0-timeline "$ROOT/docs/figures/show-04.png"
 
 stride=$(variant 09 histogram histogram.cu "$ROOT/tests/09-histogram/mutants/no_grid_stride.mutant")
 COURSE_SOURCE="$stride" "$ROOT/course" show 09 --test "shared-memory histograms*" --output "$WORK/09-no-grid-stride.html"
-shot "$WORK/09-no-grid-stride.html#outputs" "$ROOT/docs/figures/show-09.png"
+shot "$WORK/09-no-grid-stride.html" outputs "$ROOT/docs/figures/show-09.png"

@@ -710,6 +710,22 @@ void Recorder::keep_writer_maps() {
 // the first block where a thread never left a barrier (a fault).
 void Recorder::keep_timeline() {
     if (marks_.empty() || !marks_block_set_) return;
+    // A thread is marked released when it goes on past the barrier, but a
+    // barrier releases all its threads at once: those the block stopped
+    // before they went on (a fault elsewhere) were released too. So an
+    // arrival is still waiting only if no thread went on from the same
+    // barrier (its k-th arrival at the same line).
+    std::set<std::tuple<std::size_t, std::uint16_t, std::uint8_t>> opened;
+    for (const auto& m : marks_) {
+        for (std::size_t c = 0; c < m.size(); ++c) {
+            if (m[c].released) opened.insert({c, m[c].line, m[c].kind});
+        }
+    }
+    for (auto& m : marks_) {
+        for (std::size_t c = 0; c < m.size(); ++c) {
+            if (!m[c].released && opened.count({c, m[c].line, m[c].kind})) m[c].released = true;
+        }
+    }
     bool stuck = false;
     for (const auto& m : marks_) stuck = stuck || (!m.empty() && !m.back().released);
     auto it = std::find_if(timelines_.begin(), timelines_.end(),

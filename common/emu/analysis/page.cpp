@@ -467,7 +467,7 @@ private:
         std::size_t columns = 0;
         for (const auto& t : tl.threads) columns = std::max(columns, t.size());
         const std::size_t shown_columns = std::min<std::size_t>(columns, 48);
-        const double cw = 16, rh = by_warp ? 14 : 10, left = 60, top = 20;
+        const double cw = 20, rh = by_warp ? 18 : 11, left = 60, top = 20;
         unsigned stuck = 0, parted = 0;
         // Threads of the block that made a c-th arrival: fewer than all means
         // the others exited (or never ran) while these went on or waited.
@@ -510,10 +510,10 @@ private:
                 const double x = left + c * cw;
                 const char* fill = kPalette[top_line.first % (sizeof kPalette / sizeof *kPalette)];
                 if (top_line.second == 0) {
-                    marks << "<rect class=\"" << cls << "\" x=\"" << x + 3 << "\" y=\"" << y << "\" width=\"10\" height=\""
+                    marks << "<rect class=\"" << cls << "\" x=\"" << x + 3 << "\" y=\"" << y << "\" width=\"14\" height=\""
                           << rh - 2 << "\" fill=\"" << fill << "\">";
                 } else {
-                    marks << "<circle class=\"" << cls << "\" cx=\"" << x + 8 << "\" cy=\"" << y + rh / 2 - 0.5
+                    marks << "<circle class=\"" << cls << "\" cx=\"" << x + 10 << "\" cy=\"" << y + rh / 2 - 0.5
                           << "\" r=\"" << (rh - 2) / 2 << "\" fill=\"" << fill << "\">";
                 }
                 marks << "<title>" << (by_warp ? "warp " : "thread ") << row << ", sync " << c + 1 << ": " << kind
