@@ -69,7 +69,10 @@ COURSE_SOURCE=solutions "$ROOT/course" show 07 --test "$tile_test" --output "$WO
 read_line() { grep -n 'tile\[threadIdx.x\]\[y\]' "$1/07-transpose-padding/transpose.cu" | cut -d: -f1; }
 svg_of "$WORK/07-unpadded.html" transpose_tile_kernel "$(read_line "$unpadded")" "$ROOT/lessons/07-transpose-padding/show-07-unpadded.svg"
 svg_of "$WORK/07-padded.html" transpose_tile_kernel "$(read_line "$ROOT/solutions")" "$ROOT/lessons/07-transpose-padding/show-07-padded.svg"
-shot "$WORK/07-unpadded.html" k0 "$ROOT/docs/figures/show-07.png"
+# From the column read's figure on (the figures come in source order).
+figure=$(grep "data-figure=\"shared\" data-kernel=\"transpose_tile_kernel\" data-line=\"$(read_line "$unpadded")\" data-store=\"0\"" \
+  "$WORK/07-unpadded.html" | grep -o 'id="k0-a[0-9]*"' | head -n1 | cut -d'"' -f2)
+shot "$WORK/07-unpadded.html" "$figure" "$ROOT/docs/figures/show-07.png"
 
 branch=$(variant 04 shared-reduction reduce.cu "$ROOT/tests/04-shared-reduction/mutants/barrier_in_branch.mutant")
 # One test case: after the first fault every later one in the process fails

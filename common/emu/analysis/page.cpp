@@ -83,8 +83,8 @@ svg text { font: 10px monospace; fill: #222; } svg .big { font: 12px sans-serif;
 .wire.conflict, .wire.uncoalesced { stroke: #d32f2f; }
 .cell { fill: #e3f2fd; stroke: #90a4ae; } .cell.unwritten { fill: #fff; stroke: #b00020; stroke-dasharray: 3 2; }
 .cell.race { fill: #ff8a80; stroke: #b00020; stroke-width: 2; } .cell.atomic { fill: #e1bee7; }
-.mark { stroke: #333; stroke-width: .5; } .mark.stuck { stroke: #b00020; stroke-width: 2.5; }
-.mark.parted { stroke: #ff6f00; stroke-width: 2.5; } .row { fill: #f4f4f4; }
+.mark { stroke: #333; stroke-width: .5; } .mark.parted { stroke: #ff6f00; stroke-width: 2.5; }
+.mark.stuck { stroke: #b00020; stroke-width: 2.5; } .row { fill: #f4f4f4; }
 .out.right { fill: #c8e6c9; } .out.untouched { fill: #9e9e9e; } .out.wrong.sev1 { fill: #fff59d; }
 .out.wrong.sev2 { fill: #ffcc80; } .out.wrong.sev3 { fill: #ff7043; } .out.wrong.sev4 { fill: #b71c1c; }
 .legend span { display: inline-block; width: 1em; height: 1em; vertical-align: middle; margin: 0 .3em 0 1em; border: 1px solid #888; }
