@@ -65,13 +65,14 @@ std::string show(const T& v) {
     return out.str();
 }
 
-/// @brief Hands a wrong output to `./course show` (emulator only, and only
-/// while it runs: course_emu/show.hpp). Arithmetic element types only; it
-/// copies, and nothing comes back, so the comparison's verdict is untouched.
-template <class T>
-void show_wrong_output(const std::vector<T>& expected, const std::vector<T>& got, const CompareContext<T>& ctx,
-                       const std::vector<bool>& wrong, const std::vector<bool>& untouched) {
 #ifdef __CUDACC_EMULATOR__
+/// @brief Hands a wrong output to `./course show` (emulator only, and only
+/// while a picture-keeping analysis runs: course_emu/show.hpp). Arithmetic
+/// element types only. It copies, and nothing comes back: the comparison's
+/// verdict and message do not depend on it.
+template <class T, class Within>
+void show_wrong_output(const std::vector<T>& expected, const std::vector<T>& got, Within& within,
+                       const CompareContext<T>& ctx) {
     if constexpr (std::is_arithmetic_v<T>) {
         if (!course_emu::show::wants_outputs()) return;
         course_emu::show::ComparedOutput out;
@@ -80,18 +81,17 @@ void show_wrong_output(const std::vector<T>& expected, const std::vector<T>& got
         out.columns = ctx.columns;
         out.expected.assign(expected.begin(), expected.end());
         out.got.assign(got.begin(), got.end());
-        out.state.resize(got.size());
+        out.state.resize(got.size(), course_emu::show::kRight);
         for (std::size_t i = 0; i < got.size(); ++i) {
-            out.state[i] = !wrong[i] ? course_emu::show::kRight
-                           : untouched[i] ? course_emu::show::kUntouched
-                                          : course_emu::show::kWrong;
+            if (within(i, expected[i], got[i])) continue;
+            const bool untouched = (ctx.before != nullptr && bitwise_equal((*ctx.before)[i], got[i])) ||
+                                   bitwise_equal(got[i], poison_value<T>());
+            out.state[i] = untouched ? course_emu::show::kUntouched : course_emu::show::kWrong;
         }
         course_emu::show::output_compared(std::move(out));
     }
-#else
-    (void)expected, (void)got, (void)ctx, (void)wrong, (void)untouched;
-#endif
 }
+#endif
 
 }  // namespace detail
 
@@ -124,15 +124,7 @@ Comparison compare(const std::vector<T>& expected, const std::vector<T>& got, Wi
     }
     if (wrong == 0) return result;
 #ifdef __CUDACC_EMULATOR__
-    if (course_emu::show::wants_outputs()) {
-        std::vector<bool> is_wrong(expected.size()), is_untouched(expected.size());
-        for (std::size_t i = 0; i < expected.size(); ++i) {
-            is_wrong[i] = !within(i, expected[i], got[i]);
-            is_untouched[i] = is_wrong[i] && ((ctx.before != nullptr && detail::bitwise_equal((*ctx.before)[i], got[i])) ||
-                                              detail::bitwise_equal(got[i], poison_value<T>()));
-        }
-        detail::show_wrong_output(expected, got, ctx, is_wrong, is_untouched);
-    }
+    detail::show_wrong_output(expected, got, within, ctx);  // ./course show's picture; nothing comes back
 #endif
 
     std::ostringstream out;
