@@ -47,6 +47,7 @@ for entry in "$@"; do
   rm -f "$page" "$png"
   started=$SECONDS
   COURSE_EMU_SHOW="$page" COURSE_EMU_SHOW_TITLE="Lesson $n: what the kernels did" COURSE_EMU_SCHEDULE=forward \
+    COURSE_EMU_TIMEOUT="${COURSE_EMU_TIMEOUT:-120}" \
     COURSE_EMU_ANALYZE_REPORT="$log.analysis.txt" "$program" "${spec[@]}" >"$log.tests.log" 2>&1
   rc=$?
   ((rc == 0)) || fail "lesson $n: the reference's tests failed under the analysis (exit $rc; $log.tests.log)"
