@@ -123,11 +123,6 @@ const char* const kScript = R"(
 const char* const kPalette[] = {"#42a5f5", "#66bb6a", "#ffa726", "#ab47bc", "#26c6da", "#d4e157",
                                 "#ec407a", "#8d6e63", "#78909c", "#5c6bc0"};
 
-struct Figure {
-    std::string kernel;
-    int line = 0;
-};
-
 class Page {
 public:
     Page(const Report& report, const PageOptions& options) : r_(report), o_(options) {}
@@ -691,7 +686,7 @@ private:
         std::ostringstream labels;
         for (std::size_t k = 0; k < first_wrong.size(); ++k) {
             const std::size_t i = first_wrong[k];
-            const std::size_t rr = (grid ? i / cols : i / cols) / step_r, cc = (i % cols) / step_c;
+            const std::size_t rr = i / cols / step_r, cc = (i % cols) / step_c;
             const double x = 50 + cc * cs + cs / 2, y = 20 + rr * cs + cs / 2;
             labels << "<circle class=\"label\" cx=\"" << x << "\" cy=\"" << y << "\" r=\"2\" fill=\"#000\"/>"
                    << "<text class=\"label\" x=\"4\" y=\"" << below + k * 13 << "\">" << escape(o.name) << "[" << i << "]";
