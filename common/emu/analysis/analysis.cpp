@@ -18,6 +18,7 @@
 //
 // One worker runs the blocks during an analysis, so none of this is locked.
 #include <course_emu/analysis.hpp>
+#include <course_emu/analysis_page.hpp>
 #include <course_emu/launch.hpp>
 #include <course_emu/thread_context.hpp>
 
@@ -153,6 +154,26 @@ struct UninitSeen {
     uint3 block{}, thread{};
 };
 
+// ./course show: the first and the worst warp request of an instruction.
+struct SampleSeen {
+    RequestSample first, worst;
+    long long worst_excess = -1;  // cost - ideal of `worst`
+};
+
+// ./course show: the writes of a small launch to one address.
+struct WriteSeen {
+    Who last;
+    std::uint32_t size = 0;
+    unsigned writers = 0;
+    bool race = false, atomic = false;
+};
+
+// Limits that keep ./course show's page small (docs/emulator.md, "Pictures").
+constexpr unsigned long long kMaxWriterThreads = 4096;  // launches with more threads get no writer map
+constexpr std::size_t kMaxWriterElements = 1024;        // elements kept per map
+constexpr std::size_t kMaxTimelineThreads = 1024;       // blocks with more threads get no timeline
+constexpr std::size_t kMaxOutputs = 8;                  // wrong outputs kept
+
 uint3 unflatten(std::uint32_t i, dim3 extent) {
     return uint3{i % extent.x, (i / extent.x) % extent.y, i / (extent.x * extent.y)};
 }
@@ -162,9 +183,10 @@ public:
     bool active = false;
     bool instrumented_code_ran = false;
 
-    void start() {
+    void start(const Options& options) {
         *this = Recorder{};
         active = true;
+        pictures_ = options.pictures;
     }
 
     // ---- hooks from the emulator
@@ -176,8 +198,14 @@ public:
         global_shadow_.clear();
         grid_phase_ = 0;
         ++launches_[kernel_];
+        const unsigned long long threads = 1ull * info.grid.x * info.grid.y * info.grid.z * info.block.x *
+                                           info.block.y * info.block.z;
+        small_launch_ = pictures_ && threads <= kMaxWriterThreads;
+        writes_.clear();
     }
     void launch_end() override {
+        if (small_launch_) keep_writer_maps();
+        writes_.clear();
         global_shadow_.clear();
         info_ = nullptr;
     }
@@ -194,6 +222,9 @@ public:
         threads_.assign(n, ThreadState{});
         block_linear_ = 0;
         have_block_ = false;
+        marks_.clear();
+        if (pictures_ && n <= kMaxTimelineThreads) marks_.resize(n);
+        marks_block_set_ = false;
     }
 
     void block_end() override {
@@ -203,6 +234,7 @@ public:
         for (std::size_t i = 0; i < threads_.size(); ++i) flush_blocks(static_cast<std::uint32_t>(i), threads_[i]);
         group_divergence();
         intervals_.clear();
+        if (pictures_) keep_timeline();
     }
 
     void grid_phase(unsigned long long phase) override {
@@ -210,9 +242,27 @@ public:
         have_block_ = false;  // another block may have run since this one began
     }
 
+    void before_sync(int kind, const char* file, int line) override {
+        if (current_thread == nullptr || marks_.empty()) return;
+        if (!marks_block_set_) {
+            marks_block_ = current_thread->block_idx;
+            marks_block_set_ = true;
+        }
+        std::vector<SyncMark>& mine = marks_[thread_linear()];
+        if (mine.size() >= 4096) return;  // a loop of barriers: its start tells the story
+        const char* slash = std::strrchr(file, '/');
+        const SourceLine where{slash != nullptr ? slash + 1 : file, line};
+        auto it = std::find_if(mark_lines_.begin(), mark_lines_.end(), [&](const SourceLine& l) {
+            return l.line == where.line && l.file == where.file;
+        });
+        if (it == mark_lines_.end()) it = mark_lines_.insert(mark_lines_.end(), where);
+        mine.push_back(SyncMark{static_cast<std::uint16_t>(it - mark_lines_.begin()), static_cast<std::uint8_t>(kind), false});
+    }
+
     void after_sync(bool warp) override {
         if (current_thread == nullptr || threads_.empty()) return;
         const std::uint32_t linear = thread_linear();
+        if (!marks_.empty() && !marks_[linear].empty()) marks_[linear].back().released = true;
         ThreadState& t = threads_[linear];
         flush_blocks(linear, t);
         if (warp) ++t.warp_epoch;
@@ -254,6 +304,16 @@ public:
         }
     }
 
+    bool wants_outputs() const override { return pictures_; }
+    // The first wrong output of each test, array and size (a test run under
+    // several schedules compares the same output again and again).
+    void output_compared(show::ComparedOutput output) override {
+        for (const show::ComparedOutput& o : outputs_) {
+            if (o.test == output.test && o.name == output.name && o.got.size() == output.got.size()) return;
+        }
+        if (outputs_.size() < kMaxOutputs) outputs_.push_back(std::move(output));
+    }
+
     // ---- from the __tsan_* callbacks
 
     void access(std::uintptr_t pc, const volatile void* pointer, std::size_t size, std::uint8_t flags) {
@@ -273,6 +333,7 @@ public:
         const std::uint32_t linear = thread_linear();
         ThreadState& t = threads_[linear];
         shadow_check(pc, address, size, flags, linear, t);
+        if (small_launch_ && !(flags & kShared) && (flags & kWrite)) note_write(pc, address, size, flags, linear, t);
         if (flags & kAtomic) return;  // atomics are not loads or stores for the L1's ld/st pipes
         const std::uint32_t k = t.executions.count(pc);
         if (accesses_.size() >= kMaxBlockAccesses) {
@@ -456,6 +517,39 @@ private:
 
     void group_block();
 
+    // ./course show: who wrote each address of a small launch.
+    void note_write(std::uintptr_t pc, std::uintptr_t address, std::size_t size, std::uint8_t flags,
+                    std::uint32_t linear, const ThreadState& t) {
+        WriteSeen& w = writes_[address];
+        const Who me{true, block_linear_, static_cast<std::uint16_t>(linear), t.barrier_epoch, t.warp_epoch, pc, 1,
+                     grid_phase_};
+        if (flags & kAtomic) w.atomic = true;
+        else if (w.last.valid && !w.atomic && concurrent(w.last, me)) w.race = true;
+        if (!w.last.valid || w.last.block != me.block || w.last.thread != me.thread) ++w.writers;
+        w.last = me;
+        w.size = w.size == 0 ? static_cast<std::uint32_t>(size) : std::min<std::uint32_t>(w.size, static_cast<std::uint32_t>(size));
+    }
+    void keep_writer_maps();
+    void keep_timeline();
+    void keep_sample(const PcKey& key, unsigned cost, unsigned ideal, std::size_t from, std::size_t to);
+
+    bool pictures_ = false;
+    bool small_launch_ = false;
+    std::unordered_map<std::uintptr_t, WriteSeen> writes_;
+    std::map<PcKey, SampleSeen> samples_;
+    std::vector<WriterMap> writer_maps_;
+    struct KeptMaps {
+        bool kept = false, racy = false;
+        std::size_t written = 0;
+    };
+    std::map<const char*, KeptMaps> writer_maps_kept_;
+    std::vector<std::vector<SyncMark>> marks_;  // by thread of the running block
+    std::vector<SourceLine> mark_lines_;
+    uint3 marks_block_{};
+    bool marks_block_set_ = false;
+    std::vector<BarrierTimeline> timelines_;
+    std::vector<show::ComparedOutput> outputs_;
+
     const LaunchInfo* info_ = nullptr;
     const char* kernel_ = "";
     std::vector<std::pair<const char*, std::size_t>> allocations_;
@@ -516,6 +610,7 @@ void Recorder::group_block() {
             unsigned per_bank[32] = {};
             unsigned degree = 0;
             for (std::uintptr_t w : units) degree = std::max(degree, ++per_bank[w % 32]);
+            if (pictures_) keep_sample(pc_key, degree, static_cast<unsigned>((units.size() + 31) / 32), i, j);
             SharedStats& s = shared_stats_[pc_key];
             ++s.requests;
             s.wavefronts += degree;
@@ -538,6 +633,9 @@ void Recorder::group_block() {
                 if (e > from) bytes += e - from;
                 covered_to = std::max(covered_to, e);
             }
+            if (pictures_) {
+                keep_sample(pc_key, static_cast<unsigned>(units.size()), static_cast<unsigned>((bytes + 31) / 32), i, j);
+            }
             GlobalStats& g = global_stats_[pc_key];
             ++g.requests;
             g.sectors += units.size();
@@ -546,6 +644,111 @@ void Recorder::group_block() {
         }
         i = j;
     }
+}
+
+// ./course show: keeps the request accesses_[from, to) of `key` if it is
+// the instruction's first, or worse (more cost over its ideal) than any before.
+void Recorder::keep_sample(const PcKey& key, unsigned cost, unsigned ideal, std::size_t from, std::size_t to) {
+    SampleSeen& seen = samples_[key];
+    const long long excess = static_cast<long long>(cost) - static_cast<long long>(ideal);
+    const bool first = seen.worst_excess < 0;
+    if (!first && excess <= seen.worst_excess) return;
+    RequestSample sample;
+    sample.block = unflatten(block_linear_, info_->grid);
+    sample.warp = accesses_[from].thread / 32;
+    sample.cost = cost;
+    sample.ideal = ideal;
+    for (std::size_t x = from; x < to; ++x) {
+        const Access& a = accesses_[x];
+        if (!sample.lanes.empty() && sample.lanes.back().lane == a.thread % 32u) continue;  // one access per lane
+        sample.lanes.push_back(LaneAccess{a.thread % 32u, a.address, a.size});
+    }
+    if (first) seen.first = sample;
+    seen.worst = std::move(sample);
+    seen.worst_excess = std::max<long long>(excess, 0);
+}
+
+// ./course show: per kernel, the writer maps (per allocation written) of
+// one small launch: the first with a race, else the one that wrote the most
+// addresses (up to what a map keeps), the first of equals.
+void Recorder::keep_writer_maps() {
+    if (writes_.empty()) return;
+    KeptMaps& k = writer_maps_kept_[kernel_];
+    bool race = false;
+    for (const auto& [address, w] : writes_) race = race || w.race;
+    const std::size_t written = std::min(writes_.size(), kMaxWriterElements);
+    if (k.kept && (k.racy || (!race && written <= k.written))) return;
+    if (k.kept) {  // replace the maps kept before
+        writer_maps_.erase(std::remove_if(writer_maps_.begin(), writer_maps_.end(),
+                                          [&](const WriterMap& m) { return m.kernel == kernel_; }),
+                           writer_maps_.end());
+    }
+    k = KeptMaps{true, race, written};
+    std::map<std::uintptr_t, std::vector<std::pair<std::uintptr_t, const WriteSeen*>>> by_allocation;
+    for (const auto& [address, w] : writes_) {
+        auto it = std::upper_bound(allocations_.begin(), allocations_.end(), address,
+                                   [](std::uintptr_t v, const auto& e) { return v < reinterpret_cast<std::uintptr_t>(e.first); });
+        if (it == allocations_.begin()) continue;
+        --it;
+        by_allocation[reinterpret_cast<std::uintptr_t>(it->first)].emplace_back(address, &w);
+    }
+    for (auto& [start, list] : by_allocation) {
+        std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        WriterMap map;
+        map.kernel = kernel_;
+        map.launch = launches_[kernel_];
+        map.grid = info_->grid;
+        map.block = info_->block;
+        for (const auto& e : allocations_) {
+            if (reinterpret_cast<std::uintptr_t>(e.first) == start) map.allocation_bytes = e.second;
+        }
+        unsigned element = ~0u;
+        for (const auto& [address, w] : list) element = std::min(element, w->size);
+        map.element_bytes = std::max(1u, element);
+        for (const auto& [address, w] : list) {
+            const std::uint64_t index = (address - start) / map.element_bytes;
+            if (!map.elements.empty() && map.elements.back().index == index) continue;
+            if (map.elements.size() >= kMaxWriterElements) {
+                map.truncated = true;
+                break;
+            }
+            map.elements.push_back(WrittenElement{index, unflatten(w->last.block, info_->grid),
+                                                  unflatten(w->last.thread, info_->block), w->writers, w->race,
+                                                  w->atomic});
+        }
+        writer_maps_.push_back(std::move(map));
+    }
+}
+
+// ./course show: per kernel, the barrier timeline of its first block, or of
+// the first block where a thread never left a barrier (a fault).
+void Recorder::keep_timeline() {
+    if (marks_.empty() || !marks_block_set_) return;
+    // A thread is marked released when it goes on past the barrier, but a
+    // barrier releases all its threads at once: those the block stopped
+    // before they went on (a fault elsewhere) were released too. So an
+    // arrival is still waiting only if no thread went on from the same
+    // barrier (its k-th arrival at the same line).
+    std::set<std::tuple<std::size_t, std::uint16_t, std::uint8_t>> opened;
+    for (const auto& m : marks_) {
+        for (std::size_t c = 0; c < m.size(); ++c) {
+            if (m[c].released) opened.insert({c, m[c].line, m[c].kind});
+        }
+    }
+    for (auto& m : marks_) {
+        for (std::size_t c = 0; c < m.size(); ++c) {
+            if (!m[c].released && opened.count({c, m[c].line, m[c].kind})) m[c].released = true;
+        }
+    }
+    bool stuck = false;
+    for (const auto& m : marks_) stuck = stuck || (!m.empty() && !m.back().released);
+    auto it = std::find_if(timelines_.begin(), timelines_.end(),
+                           [&](const BarrierTimeline& t) { return t.kernel == kernel_; });
+    if (it != timelines_.end() && (it->stuck || !stuck)) return;
+    BarrierTimeline t{kernel_, marks_block_, info_->block, stuck, mark_lines_, std::move(marks_)};
+    if (it != timelines_.end()) *it = std::move(t);
+    else timelines_.push_back(std::move(t));
+    marks_.clear();
 }
 
 // ---- source lines
@@ -694,7 +897,8 @@ Report Recorder::report() {
     for (const auto& [k, s] : uninitialised_) pcs.push_back(k.pc);
     std::sort(pcs.begin(), pcs.end());
     pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
-    const auto lines = source_lines(pcs);
+    std::map<std::uintptr_t, std::string> paths;
+    const auto lines = source_lines(pcs, &paths);
     auto same_line = [](const SourceLine& a, const SourceLine& b) { return a.file == b.file && a.line == b.line; };
 
     Report r;
@@ -778,18 +982,48 @@ Report Recorder::report() {
     std::sort(r.divergence.begin(), r.divergence.end(), [](const DivergentLine& a, const DivergentLine& b) {
         return std::tie(a.kernel, a.where.file, a.where.line) < std::tie(b.kernel, b.where.file, b.where.line);
     });
+
+    // ./course show's pictures: one per kernel, memory and source line (an
+    // instruction of the line's with the worst request, and its first).
+    for (const auto& [k, seen] : samples_) {
+        const SourceLine& where = lines.at(k.pc);
+        const bool shared = shared_stats_.count(k) != 0;
+        auto it = std::find_if(r.pictures.requests.begin(), r.pictures.requests.end(), [&, &k = k](const RequestPicture& p) {
+            return p.kernel == k.kernel && p.store == k.store && p.shared == shared && same_line(p.where, where);
+        });
+        const unsigned long long requests = shared ? shared_stats_.at(k).requests : global_stats_.at(k).requests;
+        if (it == r.pictures.requests.end()) {
+            it = r.pictures.requests.insert(r.pictures.requests.end(),
+                                            RequestPicture{k.kernel, where, paths[k.pc], shared, k.store, 0, seen.first, seen.worst});
+        } else if (static_cast<long long>(seen.worst.cost) - seen.worst.ideal >
+                   static_cast<long long>(it->worst.cost) - it->worst.ideal) {
+            it->worst = seen.worst;
+        }
+        it->requests += requests;
+    }
+    std::sort(r.pictures.requests.begin(), r.pictures.requests.end(), [](const RequestPicture& a, const RequestPicture& b) {
+        return std::tie(a.kernel, a.where.file, a.where.line, a.shared, a.store) <
+               std::tie(b.kernel, b.where.file, b.where.line, b.shared, b.store);
+    });
+    r.pictures.writers = writer_maps_;
+    r.pictures.timelines = timelines_;
+    r.pictures.outputs = outputs_;
     return r;
 }
 
 Recorder g_recorder;
 
+// The recorder's containers are not for a signal to leave half updated:
+// each callback is the emulator's code (detail::AnalysisSection).
 inline void record(const volatile void* address, std::size_t size, std::uint8_t flags, std::uintptr_t pc) {
     if (!g_recorder.active || current_thread == nullptr) return;
+    detail::AnalysisSection section;
     g_recorder.access(pc, address, size, flags);
 }
 
 inline void block_entered(std::uintptr_t pc) {
     if (!g_recorder.active || current_thread == nullptr) return;
+    detail::AnalysisSection section;
     g_recorder.block_entered(pc);
 }
 
@@ -801,8 +1035,10 @@ std::string index_text(uint3 v) {
 
 bool instrumented() { return g_recorder.instrumented_code_ran; }
 
-void begin() {
-    g_recorder.start();
+void begin() { begin(Options{}); }
+
+void begin(const Options& options) {
+    g_recorder.start(options);
     set_workers(1);
     detail::g_analysis_hooks = &g_recorder;
 }
@@ -937,13 +1173,27 @@ namespace {
 
 // COURSE_EMU_ANALYZE=1: analyse every launch of the program and print the
 // report when it exits (to COURSE_EMU_ANALYZE_REPORT if set, else stderr).
+// COURSE_EMU_SHOW=FILE: the same, keeping the pictures, and write
+// ./course show's page (course_emu/analysis_page.hpp) to FILE too, titled
+// COURSE_EMU_SHOW_TITLE.
 struct AnalyzeFromEnvironment {
     AnalyzeFromEnvironment() {
         const char* env = std::getenv("COURSE_EMU_ANALYZE");
-        if (env != nullptr && env[0] == '1') {
-            begin();
+        const char* show = std::getenv("COURSE_EMU_SHOW");
+        if ((env != nullptr && env[0] == '1') || (show != nullptr && show[0] != '\0')) {
+            begin(Options{show != nullptr && show[0] != '\0'});
             std::atexit([] {
                 const Report r = end();
+                if (const char* page = std::getenv("COURSE_EMU_SHOW"); page != nullptr && page[0] != '\0') {
+                    PageOptions options;
+                    if (const char* title = std::getenv("COURSE_EMU_SHOW_TITLE")) options.title = title;
+                    if (const char* subtitle = std::getenv("COURSE_EMU_SHOW_SUBTITLE")) options.subtitle = subtitle;
+                    const std::string html = html_page(r, options);
+                    if (FILE* f = std::fopen(page, "w")) {
+                        std::fwrite(html.data(), 1, html.size(), f);
+                        std::fclose(f);
+                    }
+                }
                 const char* path = std::getenv("COURSE_EMU_ANALYZE_REPORT");
                 FILE* out = path != nullptr ? std::fopen(path, "w") : stderr;
                 if (out == nullptr) out = stderr;

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <course_emu/launch.hpp>
+#include <course_emu/show.hpp>
 
+#include <csignal>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -19,6 +21,11 @@ public:
     /// The calling worker starts a block; `dynamic_shared` is its `extern __shared__` memory.
     virtual void block_begin(const void* dynamic_shared, std::size_t dynamic_shared_bytes) = 0;
     virtual void block_end() = 0;
+    /// The running thread (current_thread) arrives at a barrier (`kind` 0:
+    /// `__syncthreads()`, 1: a warp collective, 2: `grid.sync()`) at `file`:`line`
+    /// (for `./course show`'s barrier timeline: an arrival never followed by
+    /// after_sync() is a thread still waiting when the block ended, by a fault).
+    virtual void before_sync(int kind, const char* file, int line) = 0;
     /// The running thread (current_thread) left a barrier (`warp` false) or a warp collective.
     virtual void after_sync(bool warp) = 0;
     /// A block of a cooperative launch goes on past grid.sync() into grid phase
@@ -38,12 +45,32 @@ public:
     /// shared or global memory for the running thread's warp: written, by no
     /// one lane in particular (so no race is reported against them).
     virtual void warp_stored(const void* address, std::size_t bytes) = 0;
+    /// True when the analysis keeps what `./course show` draws (course_emu/show.hpp).
+    virtual bool wants_outputs() const = 0;
+    /// The test harness compared an output and found it wrong (course_emu/show.hpp).
+    virtual void output_compared(show::ComparedOutput output) = 0;
 
 protected:
     ~AnalysisHooks() = default;
 };
 
 extern AnalysisHooks* g_analysis_hooks;
+
+/// Marks the analysis callbacks (called from the kernel's instrumented code)
+/// as the emulator's code for as long as it lives: the time budget's signal
+/// then waits for the thread's next scheduling step instead of abandoning it
+/// in the middle of a container's update (block.cpp's RuntimeSection).
+class AnalysisSection {
+public:
+    AnalysisSection();
+    ~AnalysisSection();
+    AnalysisSection(const AnalysisSection&) = delete;
+    AnalysisSection& operator=(const AnalysisSection&) = delete;
+
+private:
+    volatile std::sig_atomic_t* flag_;
+    std::sig_atomic_t saved_;
+};
 
 /// The live device and managed allocations, (start, bytes) sorted by start.
 std::vector<std::pair<const char*, std::size_t>> live_device_allocations();

@@ -1085,6 +1085,15 @@ void prepare_worker_thread() {
 
 void interrupt_worker(std::thread::native_handle_type thread) { pthread_kill(thread, SIGUSR2); }
 
+AnalysisSection::AnalysisSection()
+    : flag_(t_runner != nullptr ? &t_runner->in_kernel_code : nullptr), saved_(flag_ != nullptr ? *flag_ : 0) {
+    if (flag_ != nullptr) *flag_ = 0;
+}
+
+AnalysisSection::~AnalysisSection() {
+    if (flag_ != nullptr) *flag_ = saved_;
+}
+
 void run_block(GridRun& grid, unsigned long long flat_block) {
     // Fresh for every block and poisoned, so reading before writing shows.
     t_dynamic_shared.prepare(grid.info.dynamic_shared_bytes);
@@ -1132,6 +1141,7 @@ void raise_fault(const char* file, int line, const char* what, cudaError_t code)
 
 int syncthreads(const char* file, int line, BarrierKind kind, int predicate) {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("__syncthreads()", file, line);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->before_sync(0, file, line);
     const int result = detail::t_block->barrier(file, line, kind, predicate);
     if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(false);
     return result;
@@ -1140,6 +1150,7 @@ int syncthreads(const char* file, int line, BarrierKind kind, int predicate) {
 unsigned long long warp_collective(const char* file, int line, WarpOp op, unsigned mask, unsigned long long value,
                                    int arg, int width) {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("a warp collective", file, line);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->before_sync(1, file, line);
     const unsigned long long result = detail::t_block->warp(file, line, op, mask, value, arg, width);
     if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(true);
     return result;
@@ -1152,6 +1163,7 @@ unsigned coalesce(const char* file, int line) {
 
 void grid_sync(const char* file, int line) {
     if (detail::t_block == nullptr || detail::t_runner == nullptr) outside_kernel("grid.sync()", file, line);
+    if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->before_sync(2, file, line);
     detail::t_block->grid_sync(file, line);
     if (detail::g_analysis_hooks != nullptr) detail::g_analysis_hooks->after_sync(false);
 }

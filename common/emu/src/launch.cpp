@@ -269,7 +269,11 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
 
     // A cooperative grid keeps every block live at once: one worker each
     // (cudaLaunchCooperativeKernel caps the grid at what fits resident).
+    // During an analysis one worker, whatever set_workers() said since it
+    // began (course::for_each_schedule sets 0 when it ends): the analysis's
+    // recorder is not locked.
     const unsigned worker_threads = info.cooperative                     ? static_cast<unsigned>(run.block_count)
+                                    : g_analysis_hooks != nullptr        ? 1u
                                     : g_workers_override.load() != 0 ? g_workers_override.load()
                                                                      : worker_count();
     const unsigned long long helpers = std::min<unsigned long long>(worker_threads, run.block_count) - 1;

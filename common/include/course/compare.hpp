@@ -14,6 +14,10 @@
 #include <type_traits>
 #include <vector>
 
+#ifdef __CUDACC_EMULATOR__
+#include <course_emu/show.hpp>
+#endif
+
 namespace course {
 
 /// @brief The outcome of a comparison: ok, or a readable explanation.
@@ -61,6 +65,34 @@ std::string show(const T& v) {
     return out.str();
 }
 
+#ifdef __CUDACC_EMULATOR__
+/// @brief Hands a wrong output to `./course show` (emulator only, and only
+/// while a picture-keeping analysis runs: course_emu/show.hpp). Arithmetic
+/// element types only. It copies, and nothing comes back: the comparison's
+/// verdict and message do not depend on it.
+template <class T, class Within>
+void show_wrong_output(const std::vector<T>& expected, const std::vector<T>& got, Within& within,
+                       const CompareContext<T>& ctx) {
+    if constexpr (std::is_arithmetic_v<T>) {
+        if (!course_emu::show::wants_outputs()) return;
+        course_emu::show::ComparedOutput out;
+        out.test = Catch::getResultCapture().getCurrentTestName();
+        out.name = ctx.name;
+        out.columns = ctx.columns;
+        out.expected.assign(expected.begin(), expected.end());
+        out.got.assign(got.begin(), got.end());
+        out.state.resize(got.size(), course_emu::show::kRight);
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            if (within(i, expected[i], got[i])) continue;
+            const bool untouched = (ctx.before != nullptr && bitwise_equal((*ctx.before)[i], got[i])) ||
+                                   bitwise_equal(got[i], poison_value<T>());
+            out.state[i] = untouched ? course_emu::show::kUntouched : course_emu::show::kWrong;
+        }
+        course_emu::show::output_compared(std::move(out));
+    }
+}
+#endif
+
 }  // namespace detail
 
 /// @brief Compares `got` with `expected` element by element; `within(i, e, g)`
@@ -91,6 +123,9 @@ Comparison compare(const std::vector<T>& expected, const std::vector<T>& got, Wi
         if (detail::bitwise_equal(got[i], poison_value<T>())) ++poisoned;
     }
     if (wrong == 0) return result;
+#ifdef __CUDACC_EMULATOR__
+    detail::show_wrong_output(expected, got, within, ctx);  // ./course show's picture; nothing comes back
+#endif
 
     std::ostringstream out;
     out << ctx.name << " differs from the CPU reference in " << wrong << " of " << expected.size()

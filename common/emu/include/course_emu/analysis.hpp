@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include <course_emu/show.hpp>
 #include <course_emu/types.hpp>
 
 namespace course_emu::analysis {
@@ -128,6 +129,84 @@ struct KernelTotals {
     unsigned long long divergent_splits = 0;  ///< sum of DivergentLine::splits: ~smsp__sass_branch_targets_threads_divergent.sum
 };
 
+/// @brief One lane's access in a sampled warp request.
+struct LaneAccess {
+    unsigned lane = 0;           ///< 0 to 31
+    std::uint64_t address = 0;   ///< the address accessed (shared: its bank is address / 4 % 32)
+    unsigned size = 0;           ///< bytes
+};
+
+/// @brief One warp request, lane by lane, as `./course show` draws it.
+struct RequestSample {
+    uint3 block{};               ///< the block that made it
+    unsigned warp = 0;           ///< the warp of that block
+    unsigned cost = 0;           ///< shared: wavefronts (the degree, N-way); global: sectors touched
+    unsigned ideal = 0;          ///< the same bytes contiguous and aligned: wavefronts or sectors
+    std::vector<LaneAccess> lanes;  ///< the active lanes, by lane
+};
+
+/// @brief The sampled requests of one access instruction (a source line's
+/// loads or stores): the first one made, and the worst (highest cost over
+/// the ideal; the first of equals).
+struct RequestPicture {
+    std::string kernel;
+    SourceLine where;
+    std::string path;            ///< the source file with its folders, when known (for its text)
+    bool shared = false;         ///< shared memory, else global
+    bool store = false;
+    unsigned long long requests = 0;
+    RequestSample first, worst;
+};
+
+/// @brief An element of global memory a small launch wrote, and who wrote it last.
+struct WrittenElement {
+    std::uint64_t index = 0;     ///< element of the allocation (bytes / WriterMap::element_bytes)
+    uint3 block{}, thread{};     ///< the last writer
+    unsigned writers = 0;        ///< distinct threads that wrote it in the launch
+    bool race = false;           ///< two of them wrote it with no barrier between them
+    bool atomic = false;         ///< written by atomics (many writers is then no race)
+};
+
+/// @brief Who wrote each element of one device allocation in one small launch
+/// (at most 4096 threads; the first 1024 elements written), for GPU-Puzzles-like
+/// labels: a race shows as an element written by two threads between barriers.
+struct WriterMap {
+    std::string kernel;
+    unsigned long long launch = 0;  ///< which launch of the kernel (1: its first)
+    dim3 grid{}, block{};
+    std::size_t allocation_bytes = 0;
+    unsigned element_bytes = 4;     ///< the smallest store into it
+    std::vector<WrittenElement> elements;  ///< by index
+    bool truncated = false;         ///< more elements were written than are kept
+};
+
+/// @brief A thread's arrival at a barrier or warp collective.
+struct SyncMark {
+    std::uint16_t line = 0;  ///< index into BarrierTimeline::lines
+    std::uint8_t kind = 0;   ///< 0: __syncthreads(), 1: a warp collective, 2: grid.sync()
+    bool released = false;   ///< false: still waiting when the block ended (a fault: divergence, deadlock)
+};
+
+/// @brief One block's barrier and warp-collective arrivals, thread by
+/// thread, in the order each thread made them.
+struct BarrierTimeline {
+    std::string kernel;
+    uint3 block{};
+    dim3 block_dim{};
+    bool stuck = false;  ///< some thread never left its last barrier (the launch faulted there)
+    std::vector<SourceLine> lines;
+    std::vector<std::vector<SyncMark>> threads;  ///< by linear thread index
+};
+
+/// @brief What `./course show` draws beside the numbers of the report;
+/// kept only by an analysis begun with Options::pictures.
+struct Pictures {
+    std::vector<RequestPicture> requests;
+    std::vector<WriterMap> writers;
+    std::vector<BarrierTimeline> timelines;
+    std::vector<show::ComparedOutput> outputs;  ///< wrong outputs the harness handed over (course/compare.hpp)
+};
+
 /// @brief What an analysis saw, per kernel and source line.
 struct Report {
     std::vector<SharedAccess> shared;
@@ -137,6 +216,7 @@ struct Report {
     std::vector<DivergentLine> divergence;  ///< only the lines that diverged somewhere
     std::vector<KernelTotals> kernels;
     unsigned long long truncated_blocks = 0;  ///< blocks with too many accesses to group them all
+    Pictures pictures;  ///< only with Options::pictures
 
     /// The totals of `kernel` (all zero if it never ran).
     KernelTotals totals(std::string_view kernel) const;
@@ -155,8 +235,19 @@ struct Report {
 /// @brief True when this program has instrumented code (the analysis can see something).
 bool instrumented();
 
+/// @brief What an analysis keeps besides the report's numbers.
+struct Options {
+    /// Keep the pictures of `./course show` (Report::pictures): sampled warp
+    /// requests, writer maps of small launches, barrier timelines, and the
+    /// wrong outputs the harness hands over.
+    bool pictures = false;
+};
+
 /// @brief Starts recording every load and store of the following launches.
 void begin();
+
+/// @brief begin() with options.
+void begin(const Options& options);
 
 /// @brief Stops recording and returns what was seen since begin().
 Report end();
