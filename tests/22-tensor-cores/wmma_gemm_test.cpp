@@ -173,7 +173,8 @@ std::string likely_cause(Implementation which, Shape s, const Inputs& in, const 
            "next step overwrites them. If it fails under every schedule: the fragments' layouts must match "
            "memory (A and B are row-major: wmma::row_major), ldm is the distance between rows in memory (the "
            "padded tile's row length in shared memory, K for A and N for B in global memory: 16 only for a "
-           "16-wide array), and each warp's fragments index its own rows (warp / 2) and columns (warp % 2).\n";
+           "16-wide array), each warp's fragments index its own rows (warp / 2) and columns (warp % 2), and every "
+           "accumulator starts at 0 (wmma::fill_fragment(acc, 0.0f)) before the K loop.\n";
     return out.str();
 }
 
