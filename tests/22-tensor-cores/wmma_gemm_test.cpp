@@ -123,8 +123,8 @@ bool within(const reference::Product& e, int K, std::size_t index, float got) {
 
 // What most likely makes element (i, j) wrong: the patterns a mistake of
 // the lesson's Pitfalls leaves.
-std::string likely_cause(Implementation which, Shape s, const Inputs& in, const reference::Product& e, std::size_t i,
-                         std::size_t j, float got) {
+std::string likely_cause(Implementation which, Format f, Shape s, const Inputs& in, const reference::Product& e,
+                         std::size_t i, std::size_t j, float got) {
     const std::size_t N = static_cast<std::size_t>(s.N);
     const double exact = e.c[i * N + j];
     const double allowed = reference::tolerance(s.K, e.magnitude[i * N + j]);
@@ -133,7 +133,8 @@ std::string likely_cause(Implementation which, Shape s, const Inputs& in, const 
     if (got == 0.0f && exact != 0.0) {
         out << "C[" << i << "][" << j << "] is 0, as if no product was added: does the K loop run "
             << "(K + TILE - 1) / TILE times, and is each accumulator passed to mma_sync as both C and D "
-               "(mma_sync(acc, a, b, acc))?\n";
+               "(mma_sync(acc, a, b, acc))? Or the fragments were loaded from the zeros of the tiles' edges: "
+               "ldm must be the row length of the memory they are loaded from (the padded tile's, not 16).\n";
         return out.str();
     }
     // The K loop stopped a tile (of 16 or of the block's 32) early.
@@ -148,6 +149,21 @@ std::string likely_cause(Implementation which, Shape s, const Inputs& in, const 
             return out.str();
         }
     }
+    // Only the first 16 of each 32 columns of A (rows of B) were multiplied.
+    if (s.K > 16) {
+        double first_halves = 0.0;
+        for (std::size_t k = 0; k < static_cast<std::size_t>(s.K); ++k) {
+            if (k % kReferenceTileK < 16) {
+                first_halves += static_cast<double>(in.A[i * static_cast<std::size_t>(s.K) + k]) * in.B[k * N + j];
+            }
+        }
+        if (std::fabs(got - first_halves) <= allowed && std::fabs(first_halves - exact) > allowed) {
+            out << "C[" << i << "][" << j << "] is the sum over the first 16 of every 32 columns of A (rows of B): "
+                << "the loop over a tile's 16-column steps runs once. It must cover the whole tile: kk = 0, 16, ... "
+                   "< kBlockK.\n";
+            return out.str();
+        }
+    }
     // The 16 x 16 block of C holding (i, j) came out transposed.
     const std::size_t i0 = i / 16 * 16, j0 = j / 16 * 16;
     const std::size_t ti = i0 + (j - j0), tj = j0 + (i - i0);
@@ -158,7 +174,7 @@ std::string likely_cause(Implementation which, Shape s, const Inputs& in, const 
                "where C (and the edge buffer) is row-major: store_matrix_sync(..., wmma::mem_row_major).\n";
         return out.str();
     }
-    if (std::isnan(got) || std::isinf(got) || std::fabs(got - exact) > 64.0 * e.magnitude[i * N + j] + 1e-30) {
+    if (std::isinf(got) || std::fabs(got - exact) > 64.0 * e.magnitude[i * N + j] + 1e-30) {
         out << "C[" << i << "][" << j << "] = " << got << " is far larger than any sum of these products could "
             << "be (sum_k |a_ik b_kj| = " << e.magnitude[i * N + j] << "): garbage entered a sum. The parts of "
             << "a shared tile outside A or B (past K, M or N) must be stored as 0 (the emulator's shared memory "
@@ -174,7 +190,12 @@ std::string likely_cause(Implementation which, Shape s, const Inputs& in, const 
            "memory (A and B are row-major: wmma::row_major), ldm is the distance between rows in memory (the "
            "padded tile's row length in shared memory, K for A and N for B in global memory: 16 only for a "
            "16-wide array), each warp's fragments index its own rows (warp / 2) and columns (warp % 2), and every "
-           "accumulator starts at 0 (wmma::fill_fragment(acc, 0.0f)) before the K loop.\n";
+           "accumulator starts at 0 (wmma::fill_fragment(acc, 0.0f)) before the K loop.";
+    if (f == Format::bfloat16) {
+        out << " If half inputs pass and bfloat16 fails: the bfloat16 overload must run the bfloat16 kernel (the "
+               "bits of a bfloat16 read as a half are another number).";
+    }
+    out << "\n";
     return out.str();
 }
 
@@ -205,7 +226,8 @@ course::Comparison check(Implementation which, Format f, Shape s, const Inputs& 
             << ", COURSE_SEED=" << course::seed() << ":\n  " << result.message << "\n  that is C[" << i << "][" << j
             << "]; allowed error there: " << reference::tolerance(s.K, e.magnitude[first])
             << " = K * 2^-23 * sum_k |a_ik b_kj|\n";
-        if (!std::isnan(got.c[first]) || s.K > 0) out << likely_cause(which, s, in, e, i, j, got.c[first]);
+        // A NaN is the test's poison, never written: the comparison above already says so.
+        if (!std::isnan(got.c[first])) out << likely_cause(which, f, s, in, e, i, j, got.c[first]);
         result.message = out.str();
         return result;
     }
