@@ -181,7 +181,7 @@ COURSE_EMU_LOAD_FUNCTIONS(ulonglong2)
 COURSE_EMU_LOAD_FUNCTIONS(float2)
 COURSE_EMU_LOAD_FUNCTIONS(float4)
 COURSE_EMU_LOAD_FUNCTIONS(double2)
-#undef COURSE_EMU_LOAD_FUNCTIONS
+// (Kept defined: narrow_float.hpp declares the same for __half, __nv_bfloat16 and their pairs.)
 
 // Fast-math intrinsics: the emulator computes them exactly; a GPU's are
 // approximate, which the lessons' tolerances allow for.

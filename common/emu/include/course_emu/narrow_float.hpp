@@ -17,6 +17,8 @@
 /// This header is included by cuda_fp16.h and cuda_bf16.h; a kernel includes those.
 #pragma once
 
+#include <course_emu/device_functions.hpp>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -452,7 +454,7 @@ private:
     inline float __low2float(T2 a) { return course_emu::detail::to_float(a.x); }                                       \
     inline float __high2float(T2 a) { return course_emu::detail::to_float(a.y); }                                      \
     /* loads and stores with cache hints: plain on the emulator */                                                     \
-    COURSE_EMU_NARROW_LOADS(T) COURSE_EMU_NARROW_LOADS(T2)                                                             \
+    COURSE_EMU_LOAD_FUNCTIONS(T) COURSE_EMU_LOAD_FUNCTIONS(T2)                                                             \
     /* atomicAdd: a compare-and-swap loop (one half at a time within a pair on a GPU too) */                           \
     inline T atomicAdd(T* address, T val) {                                                                            \
         return course_emu::detail::atomic_update("atomicAdd", course_emu::detail::AtomicKind::add, address,            \
@@ -517,18 +519,6 @@ private:
 
 #define COURSE_EMU_NARROW_PAIR_MATH(T2, NAME) \
     inline T2 h2##NAME(T2 a) { return T2(h##NAME(a.x), h##NAME(a.y)); }
-
-#define COURSE_EMU_NARROW_LOADS(T)                                                                                     \
-    inline T __ldg(const T* p) { return *p; }                                                                          \
-    inline T __ldcg(const T* p) { return *p; }                                                                         \
-    inline T __ldca(const T* p) { return *p; }                                                                         \
-    inline T __ldcs(const T* p) { return *p; }                                                                         \
-    inline T __ldlu(const T* p) { return *p; }                                                                         \
-    inline T __ldcv(const T* p) { return *p; }                                                                         \
-    inline void __stwb(T* p, T v) { *p = v; }                                                                          \
-    inline void __stcg(T* p, T v) { *p = v; }                                                                          \
-    inline void __stcs(T* p, T v) { *p = v; }                                                                          \
-    inline void __stwt(T* p, T v) { *p = v; }
 
 // Conversions between the type (named NAME in CUDA's function names: half,
 // bfloat16) and the integer types, in the four rounding modes. To an
