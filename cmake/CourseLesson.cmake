@@ -298,7 +298,13 @@ function(course_lesson NN slug)
       DEPENDS "${edited_solution}" "${test_dir}/mutants/${mutant}" course_make_mutant
       COMMENT "Making mutant ${mutant} of lesson ${NN}"
       VERBATIM)
-    list(APPEND mutant_cu "${generated}")
+    # nvcc compiles (below) the mutants a GPU check never builds, those of
+    # EMU_ONLY_MUTANTS, GPU_ONLY_MUTANTS and a GPU-only lesson; a GPU check
+    # builds the others with nvcc, so here they are compiled only when
+    # COURSE_CHECK_NVCC_MUTANTS asks.
+    if(COURSE_CHECK_NVCC_MUTANTS OR mutant IN_LIST checked_only_mutants OR mutant IN_LIST L_EMU_ONLY_MUTANTS)
+      list(APPEND mutant_cu "${generated}")
+    endif()
     if(mutant IN_LIST checked_only_mutants)
       add_custom_target(${key}_mutant_${name}_source ALL DEPENDS "${generated}")
       continue()
