@@ -32,9 +32,9 @@
 //    of them are the answer.
 //
 // Why not keep one maximum per block (the sketch in Tim's five-kernels
-// article, docs/sources.md)? Two of the top K
-// may live in the same block; a block that keeps only its maximum loses the
-// second. A block must keep K candidates, not one.
+// article, docs/sources.md)? Two of the top K may live in the same block; a
+// block that keeps only its maximum loses the second. A block must keep K
+// candidates, not one.
 #include <top_k.hpp>
 
 #include <course/cuda_check.hpp>

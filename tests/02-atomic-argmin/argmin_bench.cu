@@ -1,7 +1,8 @@
 // Lesson 02 benchmark (GPU only): argmin over 2^26 floats. Your launch_argmin
 // (or the reference's) against one atomicCAS update per element as in Seo's
-// argmin article (docs/sources.md), a warp-shuffle reduction with one atomicCAS per warp, CUB's
-// DeviceReduce::ArgMin and thrust::min_element, against the measured
+// argmin article (docs/sources.md), a warp-shuffle reduction with one
+// atomicCAS per warp, CUB's DeviceReduce::ArgMin and thrust::min_element,
+// against the measured
 // device-to-device copy bandwidth. Every variant is checked against the CPU
 // before it is timed.
 //
@@ -47,8 +48,8 @@ __device__ void cas_min(unsigned long long* slot, unsigned long long mine) {
     }
 }
 
-// The shape of Seo's argmin article: one thread per element, each element offered to the
-// shared word (a load of the word, and a CAS when it wins).
+// The shape of Seo's argmin article: one thread per element, each element
+// offered to the shared word (a load of the word, and a CAS when it wins).
 __global__ void argmin_cas_per_element(int n, const float* values, unsigned long long* result) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) cas_min(result, packed_pair(values[i], i));

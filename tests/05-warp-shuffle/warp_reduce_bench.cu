@@ -1,9 +1,10 @@
 // Lesson 05 benchmark (GPU only): the sum of 2^26 doubles. The table of the
-// CUDA C reduction article (docs/sources.md) reproduced: a grid-stride loop, a warp shuffle reduction and one atomic per
-// warp, across launch shapes from one thread per element (65536 x 1024) down
-// to 128 x 256 and grids sized from the SM count; then your launch_sum (or
-// the reference's: one atomic per block) and cub::DeviceReduce::Sum. Every
-// variant must give the CPU's sum within n * eps * sum|x| before it is timed.
+// CUDA C reduction article (docs/sources.md) reproduced: a grid-stride loop,
+// a warp shuffle reduction and one atomic per warp, across launch shapes
+// from one thread per element (65536 x 1024) down to 128 x 256 and grids
+// sized from the SM count; then your launch_sum (or the reference's: one
+// atomic per block) and cub::DeviceReduce::Sum. Every variant must give the
+// CPU's sum within n * eps * sum|x| before it is timed.
 //
 //   lesson05_bench [output.csv]
 #include <warp_reduce.hpp>
@@ -25,7 +26,8 @@
 
 namespace {
 
-// The atomic of the CUDA C reduction article's kernel: a compare-and-swap loop on the bits.
+// The atomic of the CUDA C reduction article's kernel: a compare-and-swap
+// loop on the bits.
 __device__ void cas_add(double* address, double val) {
     auto* word = reinterpret_cast<unsigned long long*>(address);
     unsigned long long seen = *word;
