@@ -67,7 +67,8 @@ __device__ double thread_sum(int n, const Scalar* values) {
     }
     for (; v < vectors; v += threads) sum += vector_total(body[v]);
     // The tail: what is left after the last whole vector (one double when
-    // n - head is odd). Seed 004's kernel reads n / 2 pairs and stops there.
+    // n - head is odd). The double2 kernel of the CUDA C reduction article
+    // (docs/sources.md) reads n / 2 pairs and stops there.
     for (std::size_t i = head + per_vector * vectors + first; i < count; i += threads) sum += values[i];
     return sum;
 }

@@ -31,9 +31,10 @@
 //    again, until one block holds the C best of all: the first min(k, n)
 //    of them are the answer.
 //
-// Why not keep one maximum per block (seed 002's sketch)? Two of the top K
-// may live in the same block; a block that keeps only its maximum loses the
-// second. A block must keep K candidates, not one.
+// Why not keep one maximum per block (the sketch in Tim's five-kernels
+// article, docs/sources.md)? Two of the top K may live in the same block; a
+// block that keeps only its maximum loses the second. A block must keep K
+// candidates, not one.
 #include <top_k.hpp>
 
 #include <course/cuda_check.hpp>

@@ -59,7 +59,8 @@ __device__ double thread_sum(int n, const Scalar* values) {
     // a grid-stride loop that counts in vectors. Several loads before the
     // additions keep more memory requests in flight.
     // TODO 4: the tail: the elements after the last whole vector, one at a
-    // time (seed 004's double2 kernel forgets them).
+    // time (the double2 kernel of the CUDA C reduction article, in
+    // docs/sources.md, forgets them).
     (void)per_vector;
     (void)first;
     (void)threads;

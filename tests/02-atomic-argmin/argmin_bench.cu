@@ -1,7 +1,8 @@
 // Lesson 02 benchmark (GPU only): argmin over 2^26 floats. Your launch_argmin
-// (or the reference's) against one atomicCAS update per element as in seed
-// 000, a warp-shuffle reduction with one atomicCAS per warp, CUB's
-// DeviceReduce::ArgMin and thrust::min_element, against the measured
+// (or the reference's) against one atomicCAS update per element as in Seo's
+// argmin article (docs/sources.md), a warp-shuffle reduction with one
+// atomicCAS per warp, CUB's DeviceReduce::ArgMin and thrust::min_element,
+// against the measured
 // device-to-device copy bandwidth. Every variant is checked against the CPU
 // before it is timed.
 //
@@ -47,8 +48,8 @@ __device__ void cas_min(unsigned long long* slot, unsigned long long mine) {
     }
 }
 
-// Seed 000's shape: one thread per element, each element offered to the
-// shared word (a load of the word, and a CAS when it wins).
+// The shape of Seo's argmin article: one thread per element, each element
+// offered to the shared word (a load of the word, and a CAS when it wins).
 __global__ void argmin_cas_per_element(int n, const float* values, unsigned long long* result) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) cas_min(result, packed_pair(values[i], i));
@@ -154,7 +155,7 @@ int main(int argc, char** argv) {
                             lesson02::launch_argmin(shape, n, values[s].data(), packed.data());
                         },
                         read_packed, false});
-    variants.push_back({"one CAS update per element (seed 000)",
+    variants.push_back({"one CAS update per element (Seo's argmin article)",
                         [&](int s) {
                             store_empty<<<1, 1>>>(packed.data());
                             argmin_cas_per_element<<<(n + kThreads - 1) / kThreads, kThreads>>>(

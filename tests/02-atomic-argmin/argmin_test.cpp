@@ -172,9 +172,10 @@ TEST_CASE("a grid smaller than the array still reaches every element", "[02]") {
 }
 
 TEST_CASE("repeated minima: any index holding the minimum is accepted", "[02]") {
-    // Seed 000's experiment: 50,000 integers from 0 to 10,000 stored as
-    // floats, so several elements share the minimum. Lesson 02 accepts any of
-    // them (lesson 03 makes the choice deterministic).
+    // The experiment of Seo's argmin article (docs/sources.md): 50,000
+    // integers from 0 to 10,000 stored as floats, so several elements share
+    // the minimum. Lesson 02 accepts any of them (lesson 03 makes the choice
+    // deterministic).
     const int n = 50000;
     const std::vector<int> integers = course::random_values<int>(n, 0, 10000, "repeated minima");
     const std::vector<float> values(integers.begin(), integers.end());

@@ -1,9 +1,10 @@
-// Lesson 05 benchmark (GPU only): the sum of 2^26 doubles. Seed 004's table
-// reproduced: a grid-stride loop, a warp shuffle reduction and one atomic per
-// warp, across launch shapes from one thread per element (65536 x 1024) down
-// to 128 x 256 and grids sized from the SM count; then your launch_sum (or
-// the reference's: one atomic per block) and cub::DeviceReduce::Sum. Every
-// variant must give the CPU's sum within n * eps * sum|x| before it is timed.
+// Lesson 05 benchmark (GPU only): the sum of 2^26 doubles. The table of the
+// CUDA C reduction article (docs/sources.md) reproduced: a grid-stride loop,
+// a warp shuffle reduction and one atomic per warp, across launch shapes
+// from one thread per element (65536 x 1024) down to 128 x 256 and grids
+// sized from the SM count; then your launch_sum (or the reference's: one
+// atomic per block) and cub::DeviceReduce::Sum. Every variant must give the
+// CPU's sum within n * eps * sum|x| before it is timed.
 //
 //   lesson05_bench [output.csv]
 #include <warp_reduce.hpp>
@@ -25,7 +26,8 @@
 
 namespace {
 
-// The atomic of seed 004's kernel: a compare-and-swap loop on the bits.
+// The atomic of the CUDA C reduction article's kernel: a compare-and-swap
+// loop on the bits.
 __device__ void cas_add(double* address, double val) {
     auto* word = reinterpret_cast<unsigned long long*>(address);
     unsigned long long seen = *word;
@@ -97,7 +99,7 @@ int main(int argc, char** argv) {
                                 }
                             }, false});
     };
-    // Seed 004's shapes, from one thread per element down to 128 x 256.
+    // The article's shapes, from one thread per element down to 128 x 256.
     for (const auto [blocks, threads] : {std::pair{65536u, 1024u}, std::pair{16384u, 256u}, std::pair{1024u, 256u},
                                          std::pair{128u, 256u}}) {
         per_warp(blocks, threads, false, " one atomic per warp");
@@ -107,7 +109,7 @@ int main(int argc, char** argv) {
         per_warp(k * static_cast<unsigned>(sms), 256u, false,
                  " one atomic per warp (SMs x " + std::to_string(k) + ")");
     }
-    // The seed's own atomic, the CAS loop, at two grid sizes.
+    // The article's own atomic, the CAS loop, at two grid sizes.
     per_warp(1024u, 256u, true, " one CAS-loop atomicAdd per warp");
     per_warp(8u * static_cast<unsigned>(sms), 256u, true, " one CAS-loop atomicAdd per warp (SMs x 8)");
     variants.push_back({course::implementation_label("launch_sum") + " (one atomic per block)", [&](int s) {

@@ -114,8 +114,9 @@ course::Comparison check_sum(const char* function, const std::vector<T>& values,
                "is its sum reduced over the block and added to *result?";
     } else if (tail > 0 && explains(partial_sum(values, n - tail, n))) {
         out << "the last " << tail << " element(s) are missing: after the last whole vector, the tail of "
-            << "(n - head) % " << per_vector << " elements must be added one at a time (seed 004's double2 "
-            << "kernel reads n / 2 pairs and drops the last element of an odd n).";
+            << "(n - head) % " << per_vector << " elements must be added one at a time (the double2 "
+            << "kernel of the CUDA C reduction article in docs/sources.md reads n / 2 pairs and drops the "
+            << "last element of an odd n).";
     } else if (head > 0 && explains(partial_sum(values, 0, head))) {
         out << "the first " << head << " element(s), before the first 16-byte boundary, are missing: a "
             << "misaligned start needs a scalar head up to that boundary, then vectors from there.";

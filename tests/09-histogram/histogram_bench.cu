@@ -1,10 +1,11 @@
 // Lesson 09 benchmark (GPU only): the 256-bin histogram of 2^28 bytes,
 // uniform and all equal. Your histogram_bytes (or the reference's) against
 // two baselines written here, one global atomicAdd per byte and a
-// seed-style privatised kernel (one byte per step, one shared bin per
-// thread), and cub::DeviceHistogram::HistogramEven, against the measured
-// device-to-device copy bandwidth. Every variant's bins must equal the
-// CPU's before it is timed.
+// privatised kernel as in Tim's five-kernels article, docs/sources.md (one
+// byte per step, one shared bin per thread), and
+// cub::DeviceHistogram::HistogramEven, against the measured device-to-device
+// copy bandwidth. Every variant's bins must equal the CPU's before it is
+// timed.
 //
 //   lesson09_bench [output.csv]
 #include <histogram.hpp>
@@ -34,10 +35,10 @@ __global__ void global_atomic_bytes(const unsigned char* data, std::size_t n, un
     }
 }
 
-// Baseline 2: privatised in shared memory the way seed 002 writes it: one
-// byte per step, and the block size equal to the bin count (256), so that
-// thread t zeroes and flushes bin t.
-__global__ void seed_style_bytes(const unsigned char* data, std::size_t n, unsigned* bins) {
+// Baseline 2: privatised in shared memory the way Tim's five-kernels article
+// writes it: one byte per step, and the block size equal to the bin count
+// (256), so that thread t zeroes and flushes bin t.
+__global__ void bin_per_thread_bytes(const unsigned char* data, std::size_t n, unsigned* bins) {
     __shared__ unsigned block_bins[kBins];
     block_bins[threadIdx.x] = 0;
     __syncthreads();
@@ -107,9 +108,9 @@ int main(int argc, char** argv) {
                                 COURSE_CUDA_CHECK(cudaMemsetAsync(bins.data(), 0, kBins * sizeof(unsigned)));
                                 global_atomic_bytes<<<wave, 256>>>(input.sets[s].data(), n, bins.data());
                             }, false});
-        variants.push_back({"seed-style shared bins, 1 byte per step" + suffix, [&](int s) {
+        variants.push_back({"shared bins as in Tim's article, 1 byte per step" + suffix, [&](int s) {
                                 COURSE_CUDA_CHECK(cudaMemsetAsync(bins.data(), 0, kBins * sizeof(unsigned)));
-                                seed_style_bytes<<<wave, kBins>>>(input.sets[s].data(), n, bins.data());
+                                bin_per_thread_bytes<<<wave, kBins>>>(input.sets[s].data(), n, bins.data());
                             }, false});
         variants.push_back({"cub::DeviceHistogram::HistogramEven" + suffix, [&](int s) {
                                 COURSE_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(

@@ -75,9 +75,10 @@ std::vector<float> make_values(Input input, int n, int k) {
             break;
         }
         case Input::top_in_one_block: {
-            // Seed 002's failure case: everything else in [0, 1), the k largest
-            // (all above 1) next to each other in the middle, so one block
-            // (or one thread's stretch) holds all of them.
+            // The failure case of the sketch in Tim's five-kernels article
+            // (docs/sources.md): everything else in [0, 1), the k largest (all
+            // above 1) next to each other in the middle, so one block (or one
+            // thread's stretch) holds all of them.
             values = course::random_values<float>(count, 0.0f, 1.0f, label);
             const std::size_t m = std::min(count, static_cast<std::size_t>(k));
             const std::size_t start = (count - m) / 2;
@@ -157,9 +158,10 @@ std::string likely_cause(const std::vector<float>& values, const std::vector<Pai
                    "of best (slots t, t + blockDim.x, ...)?";
         }
         return "an empty candidate slot (index -1) where an element should be: a pass lost candidates. A block "
-               "must keep k of them (not only its maximum, like seed 002's sketch; not only one per thread; lists "
-               "of k rounded UP to a power of two), the last, partial chunk must be read, and a key appended when "
-               "the buffer already holds capacity keys must still be kept until the merge after the chunk.";
+               "must keep k of them (not only its maximum, like the sketch in Tim's five-kernels article; not only "
+               "one per thread; lists of k rounded UP to a power of two), the last, partial chunk must be read, and "
+               "a key appended when the buffer already holds capacity keys must still be kept until the merge "
+               "after the chunk.";
     }
     if (got_index == n) {
         return "index n, one past the end of the array: a load bound written <= instead of < (the slots past the "
@@ -189,11 +191,11 @@ std::string likely_cause(const std::vector<float>& values, const std::vector<Pai
         return "a smaller value than expected ranks too high: is the order of negative floats reversed in the key?";
     }
     return "an element of the top k is missing from the answer. A block must keep its k best candidates, not only "
-           "its maximum (seed 002's sketch loses the second of two top elements in one block); the last partial "
-           "chunk must be read; no key that beats the threshold may be dropped, even when more of them arrive "
-           "in one chunk than the buffer's capacity (the buffer is merged after the chunk); every step of the "
-           "shared-memory sort needs its __syncthreads(); and the candidate lists must hold k keys (k rounded UP "
-           "to a power of two).";
+           "its maximum (the sketch in Tim's five-kernels article loses the second of two top elements in one "
+           "block); the last partial chunk must be read; no key that beats the threshold may be dropped, even "
+           "when more of them arrive in one chunk than the buffer's capacity (the buffer is merged after the "
+           "chunk); every step of the shared-memory sort needs its __syncthreads(); and the candidate lists must "
+           "hold k keys (k rounded UP to a power of two).";
 }
 
 course::Comparison check(const std::vector<float>& values, const std::vector<Pair>& expected, int k,

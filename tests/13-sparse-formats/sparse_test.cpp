@@ -453,11 +453,11 @@ TEST_CASE("pagerank runs exactly max_iterations when the tolerance is not reache
 #ifndef __CUDACC_EMULATOR__
 // GPU backend only: cuSPARSE runs on a real GPU, and the course links it
 // (CUDA_LIBRARIES CUDA::cusparse) only there. The same conversion the
-// student's kernels do, the way seed 003 does it with today's API: sort the
-// COO by row with cusparseXcoosortByRow and a permutation, gather the values
-// through it with cusparseGather (cusparseSgthr, the seed's call, was
-// removed in CUDA 12), compress the rows with cusparseXcoo2csr; then y = A x
-// with cusparseSpMV. Matrices without duplicates: cuSPARSE's sort does not
+// student's kernels do, the way Episteme's blog (docs/sources.md) does it
+// with today's API: sort the COO by row with cusparseXcoosortByRow and a
+// permutation, gather the values through it with cusparseGather
+// (cusparseSgthr, the blog's call, was removed in CUDA 12), compress the rows
+// with cusparseXcoo2csr; then y = A x with cusparseSpMV. Matrices without duplicates: cuSPARSE's sort does not
 // promise an order for equal (row, column) pairs.
 TEST_CASE("coo_to_csr and csr_spmv agree with cuSPARSE", "[13][gpu]") {
     const int n_rows = GENERATE(1, 257, 100000);

@@ -6,7 +6,8 @@
 //   - cublasSgeam transposes A and B into column-major scratch, SGEMM, and
 //     transposes C back: the copies done by a fast library kernel;
 //   - transpose_copy (one cudaMemcpy2DAsync per column) in and out, SGEMM:
-//     the copies done the seed's way.
+//     the copies done the way of Episteme's blog
+//     (docs/sources.md).
 // Every variant is checked on a sample of elements against a CPU dot
 // product in double before it is timed. beta = 0, so C is only written.
 //

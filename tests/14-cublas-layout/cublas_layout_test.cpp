@@ -450,8 +450,9 @@ TEST_CASE("transpose_copy turns a row-major matrix into a column-major one, padd
 }
 
 TEST_CASE("transpose_copy copies from host to device and back, and on a given stream", "[14][gpu]") {
-    // The seed's use: the host keeps row-major arrays, the device gets them
-    // column-major for cuBLAS, and the result comes back row-major.
+    // The use in Episteme's blog (docs/sources.md): the host keeps row-major
+    // arrays, the device gets them column-major for cuBLAS, and the result
+    // comes back row-major.
     const CopyCase t{37, 23, 4, 2};
     CAPTURE(describe(t), course::seed());
     const int ld_src = t.cols + t.src_pad, ld_dst = t.rows + t.dst_pad;

@@ -64,8 +64,9 @@ __global__ void too_much_static_shared(float* out) {
 
 void launch_too_much_static_shared(float* out) { too_much_static_shared<<<1, 32>>>(out); }
 
-// The seed-style histogram mistake: one shared bin per thread, but the launch
-// gives room for `bins` only.
+// The histogram mistake of a privatised kernel written as in Tim's
+// five-kernels article (docs/sources.md): one shared bin per thread, but the
+// launch gives room for `bins` only.
 __global__ void shared_bins_by_thread(unsigned* out) {
     extern __shared__ unsigned block_bins[];
     block_bins[threadIdx.x] = 0;  // past the end for threadIdx.x >= bins
