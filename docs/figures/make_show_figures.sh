@@ -6,6 +6,8 @@
 #   docs/figures/show-09.png   lesson 09, its no_grid_stride mutant: the wrong outputs
 #   lessons/07-transpose-padding/show-07-unpadded.svg, show-07-padded.svg
 #                              the tile's column read, without and with the padding column
+#   lessons/09-histogram/show-09-spread.svg, show-09-one-bin.svg
+#                              the shared bins' atomicAdd: keys spread over 1000 bins, and all in one
 # A variant's code is the reference with a .mutant edit applied
 # (course_make_mutant), given to ./course show as COURSE_SOURCE.
 set -euo pipefail
@@ -36,12 +38,14 @@ shot() {
   echo "$3: $(wc -c <"$3") bytes"
 }
 
-# svg_of PAGE KERNEL LINE OUT: the worst request's figure of KERNEL's shared load at LINE, with the page's style.
+# svg_of PAGE KERNEL LINE OUT [FIGURE STORE SAMPLE]: a request's figure of KERNEL's access at LINE, with
+# the page's style; by default the worst request of a shared load (FIGURE: shared, atomic or global;
+# STORE: 0 or 1; SAMPLE: worst or first).
 svg_of() {
-  local style
+  local style figure="${5:-shared}" store="${6:-0}" sample="${7:-worst}"
   style=$(sed -n '/^<style>/,/<\/style>/p' "$1" | sed 's/^<style>//; s/<\/style>.*//')
-  grep -m1 "data-figure=\"shared\" data-kernel=\"$2\" data-line=\"$3\" data-store=\"0\" data-sample=\"worst\"" "$1" |
-    awk -v style="$style" -v want="data-line=\"$3\" data-store=\"0\" data-sample=\"worst\"" '{
+  grep -m1 "data-figure=\"$figure\" data-kernel=\"$2\" data-line=\"$3\" data-store=\"$store\" data-sample=\"$sample\"" "$1" |
+    awk -v style="$style" -v want="data-figure=\"$figure\" data-kernel=\"$2\" data-line=\"$3\" data-store=\"$store\" data-sample=\"$sample\"" '{
       line = $0
       while ((at = index(line, "<svg ")) > 0) {
         line = substr(line, at)
@@ -83,3 +87,11 @@ shot "$WORK/04-barrier-in-branch.html" k0-timeline "$ROOT/docs/figures/show-04.p
 stride=$(variant 09 histogram histogram.cu "$ROOT/tests/09-histogram/mutants/no_grid_stride.mutant")
 COURSE_SOURCE="$stride" "$ROOT/course" show 09 --test "shared-memory histograms*" --output "$WORK/09-no-grid-stride.html"
 shot "$WORK/09-no-grid-stride.html" outputs "$ROOT/docs/figures/show-09.png"
+
+# The shared bins' atomicAdd on the reference: the first request of the run (1000 bins, keys
+# spread) and its worst (a single bin: every lane updates one word).
+bins_test="the number of bins is not the block size*"
+COURSE_SOURCE=solutions "$ROOT/course" show 09 --test "$bins_test" --output "$WORK/09-bins.html"
+count_line=$(grep -n 'atomicAdd(&block_bins\[bin\], 1u)' "$ROOT/solutions/09-histogram/histogram.cu" | head -n1 | cut -d: -f1)
+svg_of "$WORK/09-bins.html" histogram_shared_kernel "$count_line" "$ROOT/lessons/09-histogram/show-09-spread.svg" atomic 1 first
+svg_of "$WORK/09-bins.html" histogram_shared_kernel "$count_line" "$ROOT/lessons/09-histogram/show-09-one-bin.svg" atomic 1 worst

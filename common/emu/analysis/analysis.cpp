@@ -19,6 +19,7 @@
 // One worker runs the blocks during an analysis, so none of this is locked.
 #include <course_emu/analysis.hpp>
 #include <course_emu/analysis_page.hpp>
+#include <course_emu/atomics.hpp>
 #include <course_emu/launch.hpp>
 #include <course_emu/thread_context.hpp>
 
@@ -334,7 +335,11 @@ public:
         ThreadState& t = threads_[linear];
         shadow_check(pc, address, size, flags, linear, t);
         if (small_launch_ && !(flags & kShared) && (flags & kWrite)) note_write(pc, address, size, flags, linear, t);
-        if (flags & kAtomic) return;  // atomics are not loads or stores for the L1's ld/st pipes
+        // Atomics are not loads or stores for the L1's ld/st pipes: none of the
+        // counts. Shared-memory atomics are kept for ./course show's pictures
+        // of contention (lanes updating one word, or one bank, one at a time).
+        if ((flags & kAtomic) && !(pictures_ && (flags & kShared))) return;
+        if (flags & kAtomic) pc = atomic_site_pc(pc);
         const std::uint32_t k = t.executions.count(pc);
         if (accesses_.size() >= kMaxBlockAccesses) {
             block_truncated_ = true;
@@ -569,6 +574,21 @@ private:
     unsigned long long truncated_blocks_ = 0;
     std::map<const char*, unsigned long long> launches_;
     std::map<PcKey, SharedStats> shared_stats_;
+    std::map<PcKey, unsigned long long> atomic_requests_;  ///< ./course show: shared-memory atomics' warp requests
+    /// Call sites of atomic functions, by their stand-in addresses: a call's
+    /// instruction is inside the emulator's function, the same for every call.
+    std::vector<std::pair<std::string, int>> atomic_sites_;
+
+    // The address an atomic is recorded under: its call site's stand-in
+    // (1, 2, ...: no code is there) when the atomic function named it, else `pc`.
+    std::uintptr_t atomic_site_pc(std::uintptr_t pc) {
+        const course_emu::detail::CallSite site = course_emu::detail::current_atomic_site();
+        if (site.line == 0) return pc;
+        const std::pair<std::string, int> key{site.file, site.line};
+        auto it = std::find(atomic_sites_.begin(), atomic_sites_.end(), key);
+        if (it == atomic_sites_.end()) it = atomic_sites_.insert(it, key);
+        return static_cast<std::uintptr_t>(it - atomic_sites_.begin()) + 1;
+    }
     std::map<PcKey, GlobalStats> global_stats_;
     std::map<RaceKey, RaceSeen> races_;
     std::map<PcKey, UninitSeen> uninitialised_;  // `store` in the key: false for shared, true for global
@@ -599,6 +619,23 @@ void Recorder::group_block() {
         for (std::size_t x = i; x < j; ++x) lanes += x == i || accesses_[x].thread != accesses_[x - 1].thread;
         const PcKey pc_key{kernel_, first.pc, (first.flags & kWrite) != 0};
         units.clear();
+        if (first.flags & kAtomic) {
+            // Shared-memory atomics: every lane's word counts, the same word
+            // too (an atomic is no broadcast: lanes updating one word, one bin
+            // of a histogram, are served one after another).
+            unsigned per_bank[32] = {};
+            unsigned degree = 0, words = 0;
+            for (std::size_t x = i; x < j; ++x) {
+                for (std::uintptr_t w = accesses_[x].address / 4; w <= (accesses_[x].address + accesses_[x].size - 1) / 4; ++w) {
+                    degree = std::max(degree, ++per_bank[w % 32]);
+                    ++words;
+                }
+            }
+            keep_sample(pc_key, degree, (words + 31) / 32, i, j);
+            ++atomic_requests_[pc_key];
+            i = j;
+            continue;
+        }
         if (first.flags & kShared) {
             for (std::size_t x = i; x < j; ++x) {
                 for (std::uintptr_t w = accesses_[x].address / 4; w <= (accesses_[x].address + accesses_[x].size - 1) / 4; ++w) {
@@ -754,8 +791,12 @@ void Recorder::keep_timeline() {
 // ---- source lines
 
 // `paths`, if given, receives each address's file with its folders ("" if unknown).
+// `caller`: an address inside functions inlined from the emulator's headers
+// or the system's (an atomic's) gets the line of the innermost frame of its
+// inlining chain outside them, the line that called them.
 std::map<std::uintptr_t, SourceLine> source_lines(const std::vector<std::uintptr_t>& pcs,
-                                                  std::map<std::uintptr_t, std::string>* paths = nullptr) {
+                                                  std::map<std::uintptr_t, std::string>* paths = nullptr,
+                                                  bool caller = false) {
     std::map<std::uintptr_t, SourceLine> out;
     // Per object file: the addresses relative to its load base when it is
     // position-independent (ET_DYN), else absolute.
@@ -772,7 +813,7 @@ std::map<std::uintptr_t, SourceLine> source_lines(const std::vector<std::uintptr
     }
     for (const auto& [object, list] : by_object) {
         for (std::size_t from = 0; from < list.size(); from += 200) {
-            std::string command = "addr2line -e '" + object + "'";
+            std::string command = std::string("addr2line ") + (caller ? "-i -a " : "") + "-e '" + object + "'";
             const std::size_t to = std::min(list.size(), from + 200);
             for (std::size_t i = from; i < to; ++i) {
                 char hex[32];
@@ -782,16 +823,37 @@ std::map<std::uintptr_t, SourceLine> source_lines(const std::vector<std::uintptr
             FILE* pipe = popen(command.c_str(), "r");
             if (pipe == nullptr) continue;
             char line[4096];
-            for (std::size_t i = from; i < to && std::fgets(line, sizeof line, pipe) != nullptr; ++i) {
+            // Without `caller`: a line per address. With it (-i -a): each
+            // address's own line ("0x..."), then its frames, innermost first.
+            std::size_t i = from;
+            bool chosen = false;  // `caller`: the address's frame is taken
+            auto take = [&](std::size_t at, const std::string& text) {
+                const auto colon = text.rfind(':');
+                if (colon == std::string::npos) return false;
+                std::string file = text.substr(0, colon);
+                if (paths != nullptr) (*paths)[list[at].first] = file;
+                if (const auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+                out[list[at].first] = SourceLine{file, std::atoi(text.c_str() + colon + 1)};
+                return file != "??" && text.rfind("/usr/", 0) != 0 && text.find("/course_emu/") == std::string::npos;
+            };
+            bool started = false;
+            while (std::fgets(line, sizeof line, pipe) != nullptr) {
                 std::string text = line;
                 if (const auto d = text.find(" (discriminator"); d != std::string::npos) text.resize(d);
                 while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-                const auto colon = text.rfind(':');
-                if (colon == std::string::npos) continue;
-                std::string file = text.substr(0, colon);
-                if (paths != nullptr) (*paths)[list[i].first] = file;
-                if (const auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
-                out[list[i].first] = SourceLine{file, std::atoi(text.c_str() + colon + 1)};
+                if (!caller) {
+                    if (i >= to) break;
+                    take(i++, text);
+                    continue;
+                }
+                if (text.rfind("0x", 0) == 0) {  // the next address
+                    if (started) ++i;
+                    started = true;
+                    chosen = false;
+                    if (i >= to) break;
+                    continue;
+                }
+                if (started && !chosen) chosen = take(i, text);  // the outermost frame stays if none is the caller's
             }
             pclose(pipe);
         }
@@ -898,7 +960,24 @@ Report Recorder::report() {
     std::sort(pcs.begin(), pcs.end());
     pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
     std::map<std::uintptr_t, std::string> paths;
-    const auto lines = source_lines(pcs, &paths);
+    auto lines = source_lines(pcs, &paths);
+    // An atomic's instruction is inside the emulator's atomic function (and
+    // the library's std::atomic_ref). Those that name their call site were
+    // recorded under its stand-in; the others get the innermost frame of the
+    // inlining chain outside those headers, the caller's line where inlined.
+    std::vector<std::uintptr_t> atomic_pcs;
+    for (const auto& [k, n] : atomic_requests_) {
+        if (k.pc > atomic_sites_.size()) atomic_pcs.push_back(k.pc);  // not a call site's stand-in
+    }
+    std::sort(atomic_pcs.begin(), atomic_pcs.end());
+    atomic_pcs.erase(std::unique(atomic_pcs.begin(), atomic_pcs.end()), atomic_pcs.end());
+    for (const auto& [pc, where] : source_lines(atomic_pcs, &paths, true)) lines[pc] = where;
+    for (std::size_t i = 0; i < atomic_sites_.size(); ++i) {
+        const auto& [path, line] = atomic_sites_[i];
+        const auto slash = path.rfind('/');
+        lines[i + 1] = SourceLine{slash == std::string::npos ? path : path.substr(slash + 1), line};
+        paths[i + 1] = path;
+    }
     auto same_line = [](const SourceLine& a, const SourceLine& b) { return a.file == b.file && a.line == b.line; };
 
     Report r;
@@ -987,14 +1066,18 @@ Report Recorder::report() {
     // instruction of the line's with the worst request, and its first).
     for (const auto& [k, seen] : samples_) {
         const SourceLine& where = lines.at(k.pc);
-        const bool shared = shared_stats_.count(k) != 0;
+        const bool atomic = atomic_requests_.count(k) != 0;
+        const bool shared = atomic || shared_stats_.count(k) != 0;
         auto it = std::find_if(r.pictures.requests.begin(), r.pictures.requests.end(), [&, &k = k](const RequestPicture& p) {
-            return p.kernel == k.kernel && p.store == k.store && p.shared == shared && same_line(p.where, where);
+            return p.kernel == k.kernel && p.store == k.store && p.shared == shared && p.atomic == atomic &&
+                   same_line(p.where, where);
         });
-        const unsigned long long requests = shared ? shared_stats_.at(k).requests : global_stats_.at(k).requests;
+        const unsigned long long requests = atomic   ? atomic_requests_.at(k)
+                                            : shared ? shared_stats_.at(k).requests
+                                                     : global_stats_.at(k).requests;
         if (it == r.pictures.requests.end()) {
-            it = r.pictures.requests.insert(r.pictures.requests.end(),
-                                            RequestPicture{k.kernel, where, paths[k.pc], shared, k.store, 0, seen.first, seen.worst});
+            it = r.pictures.requests.insert(r.pictures.requests.end(), RequestPicture{k.kernel, where, paths[k.pc], shared,
+                                                                                      k.store, atomic, 0, seen.first, seen.worst});
         } else if (static_cast<long long>(seen.worst.cost) - seen.worst.ideal >
                    static_cast<long long>(it->worst.cost) - it->worst.ideal) {
             it->worst = seen.worst;
@@ -1002,8 +1085,8 @@ Report Recorder::report() {
         it->requests += requests;
     }
     std::sort(r.pictures.requests.begin(), r.pictures.requests.end(), [](const RequestPicture& a, const RequestPicture& b) {
-        return std::tie(a.kernel, a.where.file, a.where.line, a.shared, a.store) <
-               std::tie(b.kernel, b.where.file, b.where.line, b.shared, b.store);
+        return std::tie(a.kernel, a.where.file, a.where.line, a.shared, a.store, a.atomic) <
+               std::tie(b.kernel, b.where.file, b.where.line, b.shared, b.store, b.atomic);
     });
     r.pictures.writers = writer_maps_;
     r.pictures.timelines = timelines_;

@@ -247,11 +247,21 @@ private:
         request_svg(p, p.worst, "worst", src, true);
         if (both) request_svg(p, p.first, "first", src, false);
         out_ << "</div><div class=\"src\"><a href=\"#" << src << "\">" << escape(p.where.text()) << "</a>: "
-             << (p.shared ? "shared" : "global") << " " << (p.store ? "store" : "load") << ", " << p.requests
+             << (p.shared ? "shared" : "global") << " " << (p.atomic ? "atomic" : p.store ? "store" : "load") << ", "
+             << p.requests
              << " warp request" << (p.requests == 1 ? "" : "s");
         if (const std::string* text = sources_.line(p.path, p.where.line)) out_ << "<pre>" << escape(*text) << "</pre>";
         const RequestSample& s = p.worst;
-        if (p.shared) {
+        if (p.atomic) {
+            if (s.cost > s.ideal) {
+                out_ << "<p class=\"bad\">" << s.cost << "-way contention: " << s.cost << " lanes update words of "
+                     << "one bank, and are served one after another where " << s.ideal << " step"
+                     << (s.ideal == 1 ? "" : "s") << " would do. Red lanes on one word (one bin) collide however "
+                     << "the memory is laid out: an atomic is no broadcast.</p>";
+            } else {
+                out_ << "<p class=\"good\">no contention: " << s.cost << " step" << (s.cost == 1 ? "" : "s") << "</p>";
+            }
+        } else if (p.shared) {
             if (s.cost > s.ideal) {
                 out_ << "<p class=\"bad\">" << s.cost << "-way bank conflict: " << s.cost
                      << " wavefronts where " << s.ideal << " would do. The red lanes read or write different words "
@@ -288,9 +298,12 @@ private:
             // Distinct words per bank. A bank conflicts when it holds more
             // words than the ideal wavefronts (8-byte accesses by 32 lanes are
             // 64 words, 2 to a bank, in the ideal 2 wavefronts: no conflict).
-            std::map<unsigned, std::set<std::uint64_t>> words;
+            // Atomics count every lane's word: lanes on one word collide too.
+            std::map<unsigned, std::multiset<std::uint64_t>> words;
             for (const LaneAccess& a : s.lanes) {
-                for (std::uint64_t w = a.address / 4; w <= (a.address + a.size - 1) / 4; ++w) words[w % 32].insert(w);
+                for (std::uint64_t w = a.address / 4; w <= (a.address + a.size - 1) / 4; ++w) {
+                    if (p.atomic || words[w % 32].count(w) == 0) words[w % 32].insert(w);
+                }
             }
             const double bank_y = 90;
             for (unsigned b = 0; b < 32; ++b) {
@@ -298,8 +311,8 @@ private:
                 const std::size_t n = it == words.end() ? 0 : it->second.size();
                 const char* cls = n == 0 ? "bank" : n > s.ideal ? "bank conflict" : "bank used";
                 body << "<rect class=\"" << cls << "\" x=\"" << lane_x[b] << "\" y=\"" << bank_y
-                     << "\" width=\"16\" height=\"16\"><title>bank " << b << ": " << n << " distinct word"
-                     << (n == 1 ? "" : "s") << "</title></rect>";
+                     << "\" width=\"16\" height=\"16\"><title>bank " << b << ": " << n
+                     << (p.atomic ? " atomic update" : " distinct word") << (n == 1 ? "" : "s") << "</title></rect>";
                 if (n > 1) {
                     body << "<text x=\"" << lane_x[b] + 8 << "\" y=\"" << bank_y + 28 << "\" text-anchor=\"middle\">"
                          << n << "</text>";
@@ -387,14 +400,16 @@ private:
         }
         lanes << "<text x=\"4\" y=\"32\">lane</text>";
         const double width = left + 32 * lane_w + 10;
-        out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"request\" data-figure=\"" << (p.shared ? "shared" : "global")
+        out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"request\" data-figure=\""
+             << (p.atomic ? "atomic" : p.shared ? "shared" : "global")
              << "\" data-kernel=\"" << escape(p.kernel) << "\" data-line=\"" << p.where.line << "\" data-store=\""
              << (p.store ? 1 : 0) << "\" data-sample=\"" << which << "\" data-cost=\"" << s.cost << "\" data-ideal=\""
              << s.ideal << "\" data-src=\"" << src << "\" width=\"" << width << "\" height=\"" << height + 16 << "\""
              << (shown ? "" : " style=\"display:none\"") << ">";
         out_ << "<text class=\"big\" x=\"4\" y=\"" << height + 10 << "\">" << which << " request: block "
              << index3(s.block, true, true) << ", warp " << s.warp << ", " << s.lanes.size() << " lanes: ";
-        if (p.shared && s.cost > s.ideal) out_ << s.cost << "-way (" << s.cost << " wavefronts, ideal " << s.ideal << ")";
+        if (p.atomic) out_ << s.cost << "-way (" << s.cost << " steps, ideal " << s.ideal << ")";
+        else if (p.shared && s.cost > s.ideal) out_ << s.cost << "-way (" << s.cost << " wavefronts, ideal " << s.ideal << ")";
         else if (p.shared) out_ << s.cost << " wavefront" << (s.cost == 1 ? "" : "s") << " (ideal " << s.ideal << ")";
         else out_ << s.cost << " sectors (ideal " << s.ideal << ")";
         out_ << "</text>" << lanes.str() << body.str() << "</svg>\n";

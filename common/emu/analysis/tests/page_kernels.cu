@@ -35,4 +35,17 @@ void divergent_barrier(int* out) { divergent_barrier_kernel<<<1, 64>>>(out); }
 
 int divergent_barrier_line() { return 27; }
 
+__global__ void shared_histogram_kernel(const int* keys, int* bins) {
+    __shared__ int counts[32];
+    counts[threadIdx.x] = 0;
+    __syncthreads();
+    atomicAdd(&counts[keys[threadIdx.x] % 32], 1);
+    __syncthreads();
+    bins[threadIdx.x] = counts[threadIdx.x];
+}
+
+void shared_histogram(const int* keys, int* bins) { shared_histogram_kernel<<<1, 32>>>(keys, bins); }
+
+int shared_histogram_line() { return 42; }
+
 }  // namespace page_kernels

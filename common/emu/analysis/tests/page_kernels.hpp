@@ -15,5 +15,10 @@ void all_but_last(int* out, int n);
 void divergent_barrier(int* out);
 /// The line of divergent_barrier's first __syncthreads().
 int divergent_barrier_line();
+/// bins[k] = how many of the 32 keys[i] % 32 are k, through atomics on 32 counts in shared memory
+/// (one block of 32 threads: one warp request of atomics).
+void shared_histogram(const int* keys, int* bins);
+/// The line of shared_histogram's atomicAdd.
+int shared_histogram_line();
 
 }  // namespace page_kernels

@@ -123,6 +123,38 @@ TEST_CASE("The page draws a store 128 bytes apart per lane as 32 lanes fetching 
     CHECK(count(load, "<rect class=\"sector touched\"") == 4);
 }
 
+TEST_CASE("The page draws 32 lanes adding to one shared bin as 32-way contention, and 32 bins as none",
+          "[analysis][show]") {
+    const bool one_bin = GENERATE(true, false);
+    CAPTURE(one_bin);
+    std::vector<int> keys(32);
+    for (int i = 0; i < 32; ++i) keys[i] = one_bin ? 7 : i;
+    course::DeviceBuffer<int> d_keys(keys), bins(32);
+    const std::string page = page_of([&] {
+        page_kernels::shared_histogram(d_keys.data(), bins.data());
+        COURSE_LAUNCH_CHECK();
+    });
+    const std::string line = "data-line=\"" + std::to_string(page_kernels::shared_histogram_line()) + "\"";
+    const std::string atomics = figure(page, {"data-figure=\"atomic\"", "data-kernel=\"shared_histogram_kernel\"",
+                                              line, "data-sample=\"worst\""});
+    REQUIRE(!atomics.empty());
+    CHECK(count(atomics, "<rect class=\"lane\"") + count(atomics, "<rect class=\"lane conflict\"") == 32);
+    if (one_bin) {
+        // One word: no broadcast for atomics, the 32 updates are served one after another.
+        CHECK(atomics.find("data-cost=\"32\" data-ideal=\"1\"") != std::string::npos);
+        CHECK(count(atomics, "<rect class=\"lane conflict\"") == 32);
+        CHECK(count(atomics, "<rect class=\"bank conflict\"") == 1);
+        CHECK(page.find("32-way contention") != std::string::npos);
+    } else {
+        CHECK(atomics.find("data-cost=\"1\" data-ideal=\"1\"") != std::string::npos);
+        CHECK(count(atomics, "<rect class=\"lane conflict\"") == 0);
+        CHECK(count(atomics, "<rect class=\"bank used\"") == 32);
+        CHECK(page.find("no contention") != std::string::npos);
+    }
+    // The loads and stores of the same kernel are still drawn as such, not as atomics.
+    CHECK(!figure(page, {"data-figure=\"shared\"", "data-kernel=\"shared_histogram_kernel\""}).empty());
+}
+
 TEST_CASE("The page labels who wrote each element and marks those two threads wrote without a barrier as a race",
           "[analysis][show]") {
     const int n = 32;

@@ -140,7 +140,7 @@ struct LaneAccess {
 struct RequestSample {
     uint3 block{};               ///< the block that made it
     unsigned warp = 0;           ///< the warp of that block
-    unsigned cost = 0;           ///< shared: wavefronts (the degree, N-way); global: sectors touched
+    unsigned cost = 0;           ///< shared: wavefronts (the degree, N-way); atomic: most lanes on one bank; global: sectors touched
     unsigned ideal = 0;          ///< the same bytes contiguous and aligned: wavefronts or sectors
     std::vector<LaneAccess> lanes;  ///< the active lanes, by lane
 };
@@ -154,6 +154,9 @@ struct RequestPicture {
     std::string path;            ///< the source file with its folders, when known (for its text)
     bool shared = false;         ///< shared memory, else global
     bool store = false;
+    /// Shared-memory atomics (a histogram's bins): the cost counts every
+    /// lane's word, lanes on one word too, since an atomic is no broadcast.
+    bool atomic = false;
     unsigned long long requests = 0;
     RequestSample first, worst;
 };

@@ -93,6 +93,15 @@ struct CallSite {
     int line = 0;
 };
 
+/// @brief The site of the atomic function this thread is inside, while it
+/// runs its operation (else line 0): how the analysis (`./course show`)
+/// names the line of an atomic, whose instruction is in this header's code,
+/// shared by every call of the function.
+inline CallSite& current_atomic_site() {
+    thread_local CallSite site;
+    return site;
+}
+
 /// @brief The bits of an atomic's value, for spin_read() to compare turns.
 template <class T>
 unsigned long long value_bits(T value) {
@@ -119,7 +128,9 @@ template <class T, class Fetch>
 T atomic_fetch(const char* function, AtomicKind kind, T* address, Fetch fetch, bool writes = true,
                CallSite site = {}) {
     std::atomic_ref<T> ref = atomic_at(function, address);
+    current_atomic_site() = site;
     const T old = fetch(ref);
+    current_atomic_site() = {};
     count_atomic(kind);
     after_atomic(writes, site, address, old);
     return old;
