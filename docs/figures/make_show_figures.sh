@@ -19,7 +19,8 @@ browser=$(command -v chromium || command -v chromium-browser) || { echo "needs c
 
 # variant NN SLUG FILE EDIT: a copy of solutions/ with EDIT applied to NN's FILE; prints its folder.
 variant() {
-  local n="$1" slug="$2" file="$3" edit="$4" dir="$WORK/$(basename "$4" .mutant)"
+  local n="$1" slug="$2" file="$3" edit="$4" dir
+  dir="$WORK/$(basename "$4" .mutant)"
   rm -rf "$dir"
   cp -r "$ROOT/solutions" "$dir"
   "$COURSE_BUILD_DIR/analyze/common/course_make_mutant" "$ROOT/solutions/$n-$slug/$file" "$edit" "$dir/$n-$slug/$file" >/dev/null

@@ -10,6 +10,7 @@
 #
 # Works on copies: the lesson files of a fake student under SCRATCH, never
 # the repository's starter/.
+# shellcheck disable=SC2015  # "check && ok ... || fail ...": ok always succeeds
 set -uo pipefail
 ROOT="$1"
 SCRATCH="$2"
@@ -116,8 +117,8 @@ run_watch() {  # run_watch [ENV=VALUE ...]: ./course watch in a fresh terminal
   "${T[@]}" kill-server 2>/dev/null
   # kill-server returns before the server is gone: a new session can meet
   # the old server as it exits ("server exited unexpectedly"), so it is tried again.
-  local try
-  for try in 1 2 3 4 5; do
+  local _
+  for _ in 1 2 3 4 5; do
     "${T[@]}" -f /dev/null new-session -d -s watch -x 160 -y 50 \
       env COURSE_BUILD_DIR="$COURSE_BUILD_DIR" COURSE_BACKEND=emu COURSE_SOURCE="$STUDENT" "$@" \
       "$ROOT/course" watch && break
