@@ -1,0 +1,335 @@
+// Lesson 23 reference: FlashAttention's forward pass, O = softmax(Q·Kᵀ/√d)·V
+// for one head, without storing the N x N scores.
+//
+// Two kernels. attention_simple_kernel gives each thread one query row and
+// walks over the keys one by one with the online softmax of lesson 20, in
+// float, reading K and V from global memory: short, correct and slow.
+// flash_attention_kernel is the real thing: a block of 4 warps keeps 64 rows
+// of Q in shared memory and streams tiles of 64 keys past them; scores and
+// products run on tensor cores (wmma), the softmax is online across tiles,
+// and only O and the row's log-sum-exp L ever reach global memory.
+#include <flash_attention.hpp>
+
+#include <course/cuda_check.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+namespace lesson23 {
+
+namespace {
+
+namespace wmma = nvcuda::wmma;
+
+constexpr int kWarpSize = 32;
+constexpr float kLog2e = 1.4426950408889634f;  // log2(e): exp(x) = exp2(x * log2(e))
+constexpr float kLn2 = 0.6931471805599453f;
+
+void check_arguments(const char* function, int N, int d) {
+    if (N < 0) throw std::invalid_argument(std::string(function) + ": N must be >= 0, got " + std::to_string(N));
+    if (d != 64 && d != 128) {
+        throw std::invalid_argument(std::string(function) + ": d must be 64 or 128, got " + std::to_string(d));
+    }
+}
+
+// ---------------------------------------------------------------- one thread per query row
+
+constexpr int kSimpleThreads = 128;
+
+template <int D>
+__global__ void attention_simple_kernel(const __half* Q, const __half* K, const __half* V, __half* O, float* L,
+                                        int N, bool causal, float scale_log2) {
+    const int i = static_cast<int>(blockIdx.x) * kSimpleThreads + static_cast<int>(threadIdx.x);
+    if (i >= N) return;
+    float q[D], acc[D];
+    for (int c = 0; c < D; ++c) {
+        // The scale, and log2(e) so that exp2f can replace expf, folded into q once.
+        q[c] = __half2float(Q[static_cast<std::size_t>(i) * D + c]) * scale_log2;
+        acc[c] = 0.0f;
+    }
+    float m = -INFINITY, l = 0.0f;  // running maximum (log2 units) and running sum of exp2(s - m)
+    const int keys = causal ? i + 1 : N;
+    for (int j = 0; j < keys; ++j) {
+        const __half* k = K + static_cast<std::size_t>(j) * D;
+        float s = 0.0f;
+        for (int c = 0; c < D; ++c) s += q[c] * __half2float(k[c]);
+        const float m_new = fmaxf(m, s);
+        // alpha rescales everything summed so far to the new maximum (0 on the first key).
+        const float alpha = exp2f(m - m_new);
+        const float p = exp2f(s - m_new);
+        l = l * alpha + p;
+        const __half* v = V + static_cast<std::size_t>(j) * D;
+        for (int c = 0; c < D; ++c) acc[c] = acc[c] * alpha + p * __half2float(v[c]);
+        m = m_new;
+    }
+    const float inv_l = 1.0f / l;
+    for (int c = 0; c < D; ++c) O[static_cast<std::size_t>(i) * D + c] = __float2half_rn(acc[c] * inv_l);
+    L[i] = (m + log2f(l)) * kLn2;
+}
+
+// ---------------------------------------------------------------- FlashAttention: tiles on tensor cores
+
+constexpr int kFragment = 16;                  // wmma's 16 x 16 x 16
+constexpr int kWarps = 4;                      // warps of a block, 16 query rows each
+constexpr int kThreads = kWarps * kWarpSize;   // 128
+constexpr int kBlockQ = kWarps * kFragment;    // 64 query rows per block
+constexpr int kBlockK = 64;                    // keys per tile
+constexpr int kVector = 8;                     // halves per 16-byte load
+// Rows of half tiles padded by 8 halves (16 bytes), rows of the float
+// scratch by 4 floats: rows then start in different banks, and every 16th
+// row stays 32-byte aligned, as a fragment's first element must be.
+constexpr int kPadHalf = 8;
+constexpr int kPadFloat = 4;
+constexpr int kScoreStride = kBlockK + kPadFloat;  // 68 floats
+constexpr int kProbStride = kBlockK + kPadHalf;    // 72 halves
+
+static_assert(kBlockQ == kBlockK, "the causal tile skip below assumes square tiles");
+
+// The layout of the dynamic shared memory, for head dimension D.
+template <int D>
+struct Shared {
+    static constexpr int kStride = D + kPadHalf;  // halves per row of the Q, K and V tiles
+    __half q[kBlockQ][kStride];
+    __half k[kBlockK][kStride];
+    __half v[kBlockK][kStride];
+    float scores[kWarps][kFragment][kScoreStride];  // each warp's 16 x 64 scores
+    __half probs[kWarps][kFragment][kProbStride];   // ... and probabilities
+    float row_factor[kWarps][kFragment];            // per row: alpha while streaming, 1 / l at the end
+};
+
+// Copies rows [row0, row0 + Rows) of an N x D half matrix into a shared
+// tile, 16 bytes at a time; rows past N become zeros. Zeros matter for V: a
+// masked key's probability is 0, and 0 times a NaN left in shared memory
+// would still be NaN.
+template <int Rows, int D>
+__device__ __forceinline__ void load_rows(__half (*tile)[D + kPadHalf], const __half* src, int N, int row0) {
+    constexpr int kChunksPerRow = D / kVector;
+    for (int chunk = static_cast<int>(threadIdx.x); chunk < Rows * kChunksPerRow; chunk += kThreads) {
+        const int r = chunk / kChunksPerRow;
+        const int c = chunk % kChunksPerRow * kVector;
+        uint4 value = make_uint4(0u, 0u, 0u, 0u);
+        if (row0 + r < N) value = *reinterpret_cast<const uint4*>(src + static_cast<std::size_t>(row0 + r) * D + c);
+        *reinterpret_cast<uint4*>(&tile[r][c]) = value;
+    }
+}
+
+using Accumulator = wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float>;
+
+template <int D>
+__global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half* Q, const __half* K,
+                                                                    const __half* V, __half* O, float* L, int N,
+                                                                    bool causal, float scale_log2) {
+    extern __shared__ __align__(128) unsigned char shared_bytes[];
+    Shared<D>& sh = *reinterpret_cast<Shared<D>*>(shared_bytes);
+    constexpr int kStride = Shared<D>::kStride;
+    constexpr int kOutFragments = D / kFragment;  // accumulator fragments across a row of O
+
+    const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+    const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+    // Causal blocks near the end of the sequence have the most tiles to walk:
+    // start them first, so that the short ones fill the gaps at the end.
+    const int q_tile = causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+    const int q0 = q_tile * kBlockQ;
+
+    float(*scores)[kScoreStride] = sh.scores[warp];
+    __half(*probs)[kProbStride] = sh.probs[warp];
+    float* row_factor = sh.row_factor[warp];
+
+    // Where each accumulator element sits is the hardware's secret (it
+    // differs between GPUs, and on the emulator), but it is the same for
+    // every accumulator fragment of this type: load a 16 x 16 matrix whose
+    // every element holds its row number, and each lane learns the row of
+    // each of its elements. That is what lets O stay in registers and still
+    // be rescaled row by row.
+    for (int e = lane; e < kFragment * kFragment; e += kWarpSize) {
+        scores[e / kFragment][e % kFragment] = static_cast<float>(e / kFragment);
+    }
+    __syncwarp();
+    Accumulator row_of;
+    wmma::load_matrix_sync(row_of, &scores[0][0], kScoreStride, wmma::mem_row_major);
+
+    load_rows<kBlockQ, D>(sh.q, Q, N, q0);
+
+    Accumulator o[kOutFragments];
+#pragma unroll
+    for (int n = 0; n < kOutFragments; ++n) wmma::fill_fragment(o[n], 0.0f);
+
+    // Lanes 2r and 2r + 1 own row r of the warp's 16: each takes 32 of the
+    // tile's 64 columns, and both keep the row's m and l.
+    const int row = lane / 2;
+    const int half_row = lane % 2;
+    const int query = q0 + warp * kFragment + row;
+    float m = -INFINITY;  // running maximum of the scaled scores, in log2 units
+    float l = 0.0f;       // running sum of exp2(s - m)
+
+    const int key_tiles = (N + kBlockK - 1) / kBlockK;
+    // With causal, tile t holds keys from t * 64 on: those past the block's
+    // last query row (q0 + 63) see nobody, so the walk stops at the diagonal
+    // tile, t = q_tile, which is the only one that needs masking.
+    const int tiles = causal ? min(key_tiles, q_tile + 1) : key_tiles;
+    for (int t = 0; t < tiles; ++t) {
+        const int k0 = t * kBlockK;
+        // Every warp has finished with the previous tile's K and V (and the
+        // first time: the block's threads are done with nothing yet, but the
+        // barrier also publishes the tile of Q).
+        __syncthreads();
+        load_rows<kBlockK, D>(sh.k, K, N, k0);
+        load_rows<kBlockK, D>(sh.v, V, N, k0);
+        __syncthreads();
+
+        // S = Q·Kᵀ for the warp's 16 rows: Kᵀ is K read column-major, so the
+        // tile of K serves as matrix_b with no transpose in memory.
+#pragma unroll
+        for (int n = 0; n < kBlockK / kFragment; ++n) {
+            Accumulator s;
+            wmma::fill_fragment(s, 0.0f);
+#pragma unroll
+            for (int kk = 0; kk < D; kk += kFragment) {
+                wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> a;
+                wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::col_major> b;
+                wmma::load_matrix_sync(a, &sh.q[warp * kFragment][kk], kStride);
+                wmma::load_matrix_sync(b, &sh.k[n * kFragment][kk], kStride);
+                wmma::mma_sync(s, a, b, s);
+            }
+            wmma::store_matrix_sync(&scores[0][n * kFragment], s, kScoreStride, wmma::mem_row_major);
+        }
+        __syncwarp();
+
+        // The online softmax on the tile: each lane's 32 scores of its row.
+        const int c0 = half_row * (kBlockK / 2);
+        const bool masked_tile = k0 + kBlockK > N || (causal && t == q_tile);
+        float tile_max = -INFINITY;
+        for (int c = c0; c < c0 + kBlockK / 2; ++c) {
+            float x = scores[row][c] * scale_log2;
+            const int key = k0 + c;
+            if (masked_tile && (key >= N || (causal && key > query))) x = -INFINITY;
+            scores[row][c] = x;
+            tile_max = fmaxf(tile_max, x);
+        }
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+        const float m_new = fmaxf(m, tile_max);
+        // A row of padding (query >= N, causal) may see no key in a tile;
+        // exp2(-inf - (-inf)) would be NaN, so such a row keeps m = -inf and
+        // adds nothing.
+        const float m_safe = m_new == -INFINITY ? 0.0f : m_new;
+        const float alpha = exp2f(m - m_safe);
+        float sum = 0.0f;
+        for (int c = c0; c < c0 + kBlockK / 2; ++c) {
+            const __half p = __float2half_rn(exp2f(scores[row][c] - m_safe));
+            probs[row][c] = p;
+            // l sums the probabilities as P·V will use them, rounded to half:
+            // O / l is then a true weighted average of the rows of V.
+            sum += __half2float(p);
+        }
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        l = l * alpha + sum;
+        m = m_new;
+        if (half_row == 0) row_factor[row] = alpha;
+        __syncwarp();
+
+        // O = diag(alpha)·O + P·V: rescale each element by its row's alpha,
+        // then add this tile's products.
+#pragma unroll
+        for (int n = 0; n < kOutFragments; ++n) {
+#pragma unroll
+            for (int e = 0; e < o[n].num_elements; ++e) o[n].x[e] *= row_factor[static_cast<int>(row_of.x[e])];
+        }
+#pragma unroll
+        for (int kk = 0; kk < kBlockK; kk += kFragment) {
+            wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> p;
+            wmma::load_matrix_sync(p, &probs[0][kk], kProbStride);
+#pragma unroll
+            for (int n = 0; n < kOutFragments; ++n) {
+                wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::row_major> v;
+                wmma::load_matrix_sync(v, &sh.v[kk][n * kFragment], kStride);
+                wmma::mma_sync(o[n], p, v, o[n]);
+            }
+        }
+        // The next tile's scores and factors go where this tile's were read.
+        __syncwarp();
+    }
+
+    // O = O / l, then out through the scratch, 16 x 64 at a time, as halves,
+    // rows past N left out. L = ln(sum_j exp(s_ij)) = (m + log2 l) ln 2.
+    if (half_row == 0) row_factor[row] = 1.0f / l;
+    __syncwarp();
+#pragma unroll
+    for (int n = 0; n < kOutFragments; ++n) {
+#pragma unroll
+        for (int e = 0; e < o[n].num_elements; ++e) o[n].x[e] *= row_factor[static_cast<int>(row_of.x[e])];
+    }
+#pragma unroll
+    for (int g = 0; g < kOutFragments; g += kBlockK / kFragment) {
+#pragma unroll
+        for (int n = 0; n < kBlockK / kFragment; ++n) {
+            wmma::store_matrix_sync(&scores[0][n * kFragment], o[g + n], kScoreStride, wmma::mem_row_major);
+        }
+        __syncwarp();
+        if (query < N) {
+            // 32 columns of the row per lane, 8 halves (16 bytes) per store.
+            __half* out = O + static_cast<std::size_t>(query) * D + g * kFragment + half_row * (kBlockK / 2);
+            const float* in = &scores[row][half_row * (kBlockK / 2)];
+            for (int c = 0; c < kBlockK / 2; c += kVector) {
+                __align__(16) __half packed[kVector];
+                for (int e = 0; e < kVector; ++e) packed[e] = __float2half_rn(in[c + e]);
+                *reinterpret_cast<uint4*>(out + c) = *reinterpret_cast<const uint4*>(packed);
+            }
+        }
+        __syncwarp();
+    }
+    if (query < N && half_row == 0) L[query] = (m + log2f(l)) * kLn2;
+}
+
+template <int D>
+void launch_flash(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal,
+                  float scale_log2) {
+    // More than 48 KiB of shared memory (53 KiB for d = 64, 77 KiB for 128):
+    // dynamic, and the kernel must opt in, once.
+    constexpr int kBytes = static_cast<int>(sizeof(Shared<D>));
+    static const bool opted_in = [] {
+        COURSE_CUDA_CHECK(
+            cudaFuncSetAttribute(flash_attention_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+        return true;
+    }();
+    (void)opted_in;
+    const int blocks = (N + kBlockQ - 1) / kBlockQ;
+    flash_attention_kernel<D><<<blocks, kThreads, kBytes>>>(Q, K, V, O, L, N, causal, scale_log2);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+// The scale 1/√d and log2(e), folded into one factor of the scores.
+float scale_log2_of(int d) { return kLog2e / std::sqrt(static_cast<float>(d)); }
+
+}  // namespace
+
+void attention_simple(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, int d,
+                      bool causal) {
+    check_arguments("attention_simple", N, d);
+    if (N == 0) return;
+    const int blocks = (N + kSimpleThreads - 1) / kSimpleThreads;
+    if (d == 64) {
+        attention_simple_kernel<64><<<blocks, kSimpleThreads>>>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+    } else {
+        attention_simple_kernel<128><<<blocks, kSimpleThreads>>>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+    }
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+void flash_attention(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, int d,
+                     bool causal) {
+    check_arguments("flash_attention", N, d);
+    if (N == 0) return;
+    if (d == 64) {
+        launch_flash<64>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+    } else {
+        launch_flash<128>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+    }
+}
+
+}  // namespace lesson23
