@@ -183,12 +183,12 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     const int tiles = causal ? min(key_tiles, q_tile + 1) : key_tiles;
     for (int t = 0; t < tiles; ++t) {
         const int k0 = t * kBlockK;
-        // Every warp has finished with the previous tile's K and V (and the
-        // first time: the block's threads are done with nothing yet, but the
-        // barrier also publishes the tile of Q).
+        // No warp may overwrite K and V while another still multiplies the
+        // previous tile's.
         __syncthreads();
         load_rows<kBlockK, D>(sh.k, K, N, k0);
         load_rows<kBlockK, D>(sh.v, V, N, k0);
+        // Each warp reads rows of Q, K and V other threads stored.
         __syncthreads();
 
         // S = Q·Kᵀ for the warp's 16 rows: Kᵀ is K read column-major, so the

@@ -1,13 +1,19 @@
-// Lesson 23 reference: FlashAttention's forward pass, O = softmax(Q·Kᵀ/√d)·V
-// for one head, without storing the N x N scores.
+// Lesson 23: FlashAttention's forward pass, O = softmax(Q·Kᵀ/√d)·V for one
+// head, without storing the N x N scores.
 //
-// Two kernels. attention_simple_kernel gives each thread one query row and
-// walks over the keys one by one with the online softmax of lesson 20, in
-// float, reading K and V from global memory: short, correct and slow.
-// flash_attention_kernel is the real thing: a block of 4 warps keeps 64 rows
-// of Q in shared memory and streams tiles of 64 keys past them; scores and
-// products run on tensor cores (wmma), the softmax is online across tiles,
-// and only O and the row's log-sum-exp L ever reach global memory.
+// Goal: make `./course grade 23` pass. Read lessons/23-flash-attention/README.md
+// first; the functions you fill in are documented in flash_attention.hpp.
+// Stuck? `./course hint 23` shows the hints one by one.
+//
+// Order that works: attention_simple_kernel (one thread per query row, the
+// online softmax of lesson 20 over the keys, in float), then
+// flash_attention_kernel: load_rows (a tile of rows into shared memory,
+// zeros past N), the walk over the tiles of keys with its two barriers, the
+// scores on tensor cores, the online softmax of the warp's 16 rows, the
+// rescale of O and P·V, and the output. The launchers, which check the
+// arguments, opt in to the shared memory and pick the grid, are given, and
+// so are the layout of the shared memory and the map from accumulator
+// elements to rows.
 #include <flash_attention.hpp>
 
 #include <course/cuda_check.hpp>
@@ -29,7 +35,7 @@ namespace wmma = nvcuda::wmma;
 
 constexpr int kWarpSize = 32;
 constexpr float kLog2e = 1.4426950408889634f;  // log2(e): exp(x) = exp2(x * log2(e))
-constexpr float kLn2 = 0.6931471805599453f;
+[[maybe_unused]] constexpr float kLn2 = 0.6931471805599453f;
 
 void check_arguments(const char* function, int N, int d) {
     if (N < 0) throw std::invalid_argument(std::string(function) + ": N must be >= 0, got " + std::to_string(N));
@@ -47,30 +53,22 @@ __global__ void attention_simple_kernel(const __half* Q, const __half* K, const 
                                         int N, bool causal, float scale_log2) {
     const int i = static_cast<int>(blockIdx.x) * kSimpleThreads + static_cast<int>(threadIdx.x);
     if (i >= N) return;
-    float q[D], acc[D];
-    for (int c = 0; c < D; ++c) {
-        // The scale, and log2(e) so that exp2f can replace expf, folded into q once.
-        q[c] = __half2float(Q[static_cast<std::size_t>(i) * D + c]) * scale_log2;
-        acc[c] = 0.0f;
-    }
-    float m = -INFINITY, l = 0.0f;  // running maximum (log2 units) and running sum of exp2(s - m)
-    const int keys = causal ? i + 1 : N;
-    for (int j = 0; j < keys; ++j) {
-        const __half* k = K + static_cast<std::size_t>(j) * D;
-        float s = 0.0f;
-        for (int c = 0; c < D; ++c) s += q[c] * __half2float(k[c]);
-        const float m_new = fmaxf(m, s);
-        // alpha rescales everything summed so far to the new maximum (0 on the first key).
-        const float alpha = exp2f(m - m_new);
-        const float p = exp2f(s - m_new);
-        l = l * alpha + p;
-        const __half* v = V + static_cast<std::size_t>(j) * D;
-        for (int c = 0; c < D; ++c) acc[c] = acc[c] * alpha + p * __half2float(v[c]);
-        m = m_new;
-    }
-    const float inv_l = 1.0f / l;
-    for (int c = 0; c < D; ++c) O[static_cast<std::size_t>(i) * D + c] = __float2half_rn(acc[c] * inv_l);
-    L[i] = (m + log2f(l)) * kLn2;
+    // TODO: query row i. Read q_i as floats, times scale_log2 (1/sqrt(d)
+    // and log2(e) in one factor, so that exp2f(x) gives exp of the scaled
+    // score). Keep m = -INFINITY (the running maximum), l = 0 (the running
+    // sum of exp2f(s - m)) and acc[D] = 0 (the running sum of p * v_j). For
+    // each key j the row sees (j < N, and j <= i when causal): s = q·k_j,
+    // m_new = max(m, s), alpha = exp2f(m - m_new), p = exp2f(s - m_new),
+    // l = l * alpha + p, acc[c] = acc[c] * alpha + p * v_jc, m = m_new.
+    // At the end O[i][c] = acc[c] / l as a half (__float2half_rn) and
+    // L[i] = (m + log2f(l)) * kLn2 (the natural log of the sum).
+    (void)Q;
+    (void)K;
+    (void)V;
+    (void)O;
+    (void)L;
+    (void)causal;
+    (void)scale_log2;
 }
 
 // ---------------------------------------------------------------- FlashAttention: tiles on tensor cores
@@ -80,7 +78,7 @@ constexpr int kWarps = 4;                      // warps of a block, 16 query row
 constexpr int kThreads = kWarps * kWarpSize;   // 128
 constexpr int kBlockQ = kWarps * kFragment;    // 64 query rows per block
 constexpr int kBlockK = 64;                    // keys per tile
-constexpr int kVector = 8;                     // halves per 16-byte load
+[[maybe_unused]] constexpr int kVector = 8;                     // halves per 16-byte load
 // Rows of half tiles padded by 8 halves (16 bytes), rows of the float
 // scratch by 4 floats: rows then start in different banks, and every 16th
 // row stays 32-byte aligned, as a fragment's first element must be.
@@ -109,14 +107,24 @@ struct Shared {
 // would still be NaN.
 template <int Rows, int D>
 __device__ __forceinline__ void load_rows(__half (*tile)[D + kPadHalf], const __half* src, int N, int row0) {
-    constexpr int kChunksPerRow = D / kVector;
-    for (int chunk = static_cast<int>(threadIdx.x); chunk < Rows * kChunksPerRow; chunk += kThreads) {
-        const int r = chunk / kChunksPerRow;
-        const int c = chunk % kChunksPerRow * kVector;
-        uint4 value = make_uint4(0u, 0u, 0u, 0u);
-        if (row0 + r < N) value = *reinterpret_cast<const uint4*>(src + static_cast<std::size_t>(row0 + r) * D + c);
-        *reinterpret_cast<uint4*>(&tile[r][c]) = value;
-    }
+    // TODO: the tile holds Rows x D halves, in chunks of kVector (8, 16
+    // bytes). The block's kThreads threads take chunk = threadIdx.x,
+    // threadIdx.x + kThreads, ... < Rows * (D / kVector); chunk number
+    // `chunk` is row r = chunk / (D / kVector) of the tile, its columns from
+    // c = (chunk % (D / kVector)) * kVector on. Copy the 8 halves at
+    // src + (row0 + r) * D + c as one uint4 to &tile[r][c] where row0 + r < N,
+    // and store a uint4 of zeros where it is not.
+    (void)tile;
+    (void)src;
+    (void)N;
+    (void)row0;
+}
+
+// Two floats rounded to halves, side by side in 32 bits (the first in the
+// low 16 bits, as in memory): 8 halves then leave in one 16-byte store.
+[[maybe_unused]] __device__ __forceinline__ unsigned pack_halves(float first, float second) {
+    return static_cast<unsigned>(__half_as_ushort(__float2half_rn(first))) |
+           static_cast<unsigned>(__half_as_ushort(__float2half_rn(second))) << 16;
 }
 
 using Accumulator = wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float>;
@@ -154,136 +162,63 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     Accumulator row_of;
     wmma::load_matrix_sync(row_of, &scores[0][0], kScoreStride, wmma::mem_row_major);
 
-    load_rows<kBlockQ, D>(sh.q, Q, N, q0);
-
-    Accumulator o[kOutFragments];
-#pragma unroll
-    for (int n = 0; n < kOutFragments; ++n) wmma::fill_fragment(o[n], 0.0f);
-
     // Lanes 2r and 2r + 1 own row r of the warp's 16: each takes 32 of the
     // tile's 64 columns, and both keep the row's m and l.
-    const int row = lane / 2;
-    const int half_row = lane % 2;
-    const int query = q0 + warp * kFragment + row;
-    float m = -INFINITY;  // running maximum of the scaled scores, in log2 units
-    float l = 0.0f;       // running sum of exp2(s - m)
+    [[maybe_unused]] const int row = lane / 2;
+    [[maybe_unused]] const int half_row = lane % 2;
+    [[maybe_unused]] const int query = q0 + warp * kFragment + row;
 
-    const int key_tiles = (N + kBlockK - 1) / kBlockK;
-    // With causal, tile t holds keys from t * 64 on: those past the block's
-    // last query row (q0 + 63) see nobody, so the walk stops at the diagonal
-    // tile, t = q_tile, which is the only one that needs masking.
-    const int tiles = causal ? min(key_tiles, q_tile + 1) : key_tiles;
-    for (int t = 0; t < tiles; ++t) {
-        const int k0 = t * kBlockK;
-        // Every warp has finished with the previous tile's K and V (and the
-        // first time: the block's threads are done with nothing yet, but the
-        // barrier also publishes the tile of Q).
-        __syncthreads();
-        load_rows<kBlockK, D>(sh.k, K, N, k0);
-        load_rows<kBlockK, D>(sh.v, V, N, k0);
-        __syncthreads();
-
-        // S = Q·Kᵀ for the warp's 16 rows: Kᵀ is K read column-major, so the
-        // tile of K serves as matrix_b with no transpose in memory.
-#pragma unroll
-        for (int n = 0; n < kBlockK / kFragment; ++n) {
-            Accumulator s;
-            wmma::fill_fragment(s, 0.0f);
-#pragma unroll
-            for (int kk = 0; kk < D; kk += kFragment) {
-                wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> a;
-                wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::col_major> b;
-                wmma::load_matrix_sync(a, &sh.q[warp * kFragment][kk], kStride);
-                wmma::load_matrix_sync(b, &sh.k[n * kFragment][kk], kStride);
-                wmma::mma_sync(s, a, b, s);
-            }
-            wmma::store_matrix_sync(&scores[0][n * kFragment], s, kScoreStride, wmma::mem_row_major);
-        }
-        __syncwarp();
-
-        // The online softmax on the tile: each lane's 32 scores of its row.
-        const int c0 = half_row * (kBlockK / 2);
-        const bool masked_tile = k0 + kBlockK > N || (causal && t == q_tile);
-        float tile_max = -INFINITY;
-        for (int c = c0; c < c0 + kBlockK / 2; ++c) {
-            float x = scores[row][c] * scale_log2;
-            const int key = k0 + c;
-            if (masked_tile && (key >= N || (causal && key > query))) x = -INFINITY;
-            scores[row][c] = x;
-            tile_max = fmaxf(tile_max, x);
-        }
-        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-        const float m_new = fmaxf(m, tile_max);
-        // A row of padding (query >= N, causal) may see no key in a tile;
-        // exp2(-inf - (-inf)) would be NaN, so such a row keeps m = -inf and
-        // adds nothing.
-        const float m_safe = m_new == -INFINITY ? 0.0f : m_new;
-        const float alpha = exp2f(m - m_safe);
-        float sum = 0.0f;
-        for (int c = c0; c < c0 + kBlockK / 2; ++c) {
-            const __half p = __float2half_rn(exp2f(scores[row][c] - m_safe));
-            probs[row][c] = p;
-            // l sums the probabilities as P·V will use them, rounded to half:
-            // O / l is then a true weighted average of the rows of V.
-            sum += __half2float(p);
-        }
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        l = l * alpha + sum;
-        m = m_new;
-        if (half_row == 0) row_factor[row] = alpha;
-        __syncwarp();
-
-        // O = diag(alpha)·O + P·V: rescale each element by its row's alpha,
-        // then add this tile's products.
-#pragma unroll
-        for (int n = 0; n < kOutFragments; ++n) {
-#pragma unroll
-            for (int e = 0; e < o[n].num_elements; ++e) o[n].x[e] *= row_factor[static_cast<int>(row_of.x[e])];
-        }
-#pragma unroll
-        for (int kk = 0; kk < kBlockK; kk += kFragment) {
-            wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> p;
-            wmma::load_matrix_sync(p, &probs[0][kk], kProbStride);
-#pragma unroll
-            for (int n = 0; n < kOutFragments; ++n) {
-                wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::row_major> v;
-                wmma::load_matrix_sync(v, &sh.v[kk][n * kFragment], kStride);
-                wmma::mma_sync(o[n], p, v, o[n]);
-            }
-        }
-        // The next tile's scores and factors go where this tile's were read.
-        __syncwarp();
-    }
-
-    // O = O / l, then out through the scratch, 16 x 64 at a time, as halves,
-    // rows past N left out. L = ln(sum_j exp(s_ij)) = (m + log2 l) ln 2.
-    if (half_row == 0) row_factor[row] = 1.0f / l;
-    __syncwarp();
-#pragma unroll
-    for (int n = 0; n < kOutFragments; ++n) {
-#pragma unroll
-        for (int e = 0; e < o[n].num_elements; ++e) o[n].x[e] *= row_factor[static_cast<int>(row_of.x[e])];
-    }
-#pragma unroll
-    for (int g = 0; g < kOutFragments; g += kBlockK / kFragment) {
-#pragma unroll
-        for (int n = 0; n < kBlockK / kFragment; ++n) {
-            wmma::store_matrix_sync(&scores[0][n * kFragment], o[g + n], kScoreStride, wmma::mem_row_major);
-        }
-        __syncwarp();
-        if (query < N) {
-            // 32 columns of the row per lane, 8 halves (16 bytes) per store.
-            __half* out = O + static_cast<std::size_t>(query) * D + g * kFragment + half_row * (kBlockK / 2);
-            const float* in = &scores[row][half_row * (kBlockK / 2)];
-            for (int c = 0; c < kBlockK / 2; c += kVector) {
-                __align__(16) __half packed[kVector];
-                for (int e = 0; e < kVector; ++e) packed[e] = __float2half_rn(in[c + e]);
-                *reinterpret_cast<uint4*>(out + c) = *reinterpret_cast<const uint4*>(packed);
-            }
-        }
-        __syncwarp();
-    }
-    if (query < N && half_row == 0) L[query] = (m + log2f(l)) * kLn2;
+    // TODO 1: load the block's 64 rows of Q into sh.q (load_rows), and set
+    // the warp's kOutFragments accumulators o[n] (Accumulator) to 0. Each
+    // lane keeps m = -INFINITY and l = 0 for its row.
+    //
+    // TODO 2: walk over the tiles of 64 keys, k0 = t * kBlockK: all
+    // ceil(N / 64) of them, or with causal only those up to the diagonal tile
+    // t = q_tile (the tiles after it hold keys no query of the block sees).
+    // In each: __syncthreads(), load the tiles of K and V (load_rows),
+    // __syncthreads().
+    //
+    // TODO 3: the warp's 16 x 64 scores on tensor cores: for each of the 4
+    // column fragments n, an Accumulator at 0, and for kk = 0, 16, ... < D
+    // mma_sync of a matrix_a fragment (row_major) from &sh.q[warp * 16][kk]
+    // and a matrix_b fragment read col_major from &sh.k[n * 16][kk] (that is
+    // Kᵀ), both with ldm kStride; store it at &scores[0][n * 16], ldm
+    // kScoreStride, mem_row_major. __syncwarp().
+    //
+    // TODO 4: the online softmax. The lane reads its 32 scores
+    // scores[row][c] for c from half_row * 32 on, times scale_log2; a key
+    // k0 + c >= N, or with causal > query, becomes -INFINITY. The tile's
+    // maximum of the row (combine the two lanes with __shfl_xor_sync(..., 1)),
+    // m_new = max(m, tile max), alpha = exp2f(m - m_new); p = exp2f(x - m_new)
+    // rounded to half and stored at probs[row][c]; the row's sum of the p
+    // (both lanes again), l = l * alpha + sum, m = m_new; one lane of the
+    // two stores alpha at row_factor[row]. __syncwarp().
+    //
+    // TODO 5: O = diag(alpha)·O + P·V: multiply each element o[n].x[e] by
+    // row_factor[row_of.x[e]] (the row of that element, see above), then for
+    // kk = 0, 16, 32, 48 load P from &probs[0][kk] (matrix_a, row_major, ldm
+    // kProbStride) and for each n mma_sync it with V from
+    // &sh.v[kk][n * 16] (matrix_b, row_major, ldm kStride) into o[n].
+    // __syncwarp() before the next tile's scores overwrite the scratch.
+    //
+    // TODO 6: after the walk, divide O by l (row_factor[row] = 1 / l, the
+    // same rescale), store the fragments 4 at a time into the scratch
+    // (columns n * 16), __syncwarp(), and let each lane write its 32 values
+    // of row `query`, columns g * 16 + half_row * 32 on, as halves, only
+    // where query < N (pack_halves and uint4 stores, or one half at a time).
+    // L[query] = (m + log2f(l)) * kLn2, for query < N, by one lane of the two.
+    (void)Q;
+    (void)K;
+    (void)V;
+    (void)O;
+    (void)L;
+    (void)N;
+    (void)causal;
+    (void)scale_log2;
+    (void)probs;
+    (void)row_factor;
+    (void)kStride;
+    (void)kOutFragments;
 }
 
 template <int D>
