@@ -183,9 +183,6 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     const int tiles = causal ? min(key_tiles, q_tile + 1) : key_tiles;
     for (int t = 0; t < tiles; ++t) {
         const int k0 = t * kBlockK;
-        // No warp may overwrite K and V while another still multiplies the
-        // previous tile's.
-        __syncthreads();
         load_rows<kBlockK, D>(sh.k, K, N, k0);
         load_rows<kBlockK, D>(sh.v, V, N, k0);
         // Each warp reads rows of Q, K and V other threads stored.
@@ -259,8 +256,9 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
                 wmma::mma_sync(o[n], p, v, o[n]);
             }
         }
-        // The next tile's scores and factors go where this tile's were read.
-        __syncwarp();
+        // No warp may overwrite K and V with the next tile's while another
+        // still multiplies this one (nor the scratch while its lanes read it).
+        __syncthreads();
     }
 
     // O = O / l, then out through the scratch, 16 x 64 at a time, as halves,

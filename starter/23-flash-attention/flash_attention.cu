@@ -175,8 +175,9 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     // TODO 2: walk over the tiles of 64 keys, k0 = t * kBlockK: all
     // ceil(N / 64) of them, or with causal only those up to the diagonal tile
     // t = q_tile (the tiles after it hold keys no query of the block sees).
-    // In each: __syncthreads(), load the tiles of K and V (load_rows),
-    // __syncthreads().
+    // In each: load the tiles of K and V (load_rows) and __syncthreads()
+    // (every warp reads rows other threads stored); at the end of the step
+    // __syncthreads() again, before the next step overwrites them.
     //
     // TODO 3: the warp's 16 x 64 scores on tensor cores: for each of the 4
     // column fragments n, an Accumulator at 0, and for kk = 0, 16, ... < D
@@ -199,7 +200,6 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     // kk = 0, 16, 32, 48 load P from &probs[0][kk] (matrix_a, row_major, ldm
     // kProbStride) and for each n mma_sync it with V from
     // &sh.v[kk][n * 16] (matrix_b, row_major, ldm kStride) into o[n].
-    // __syncwarp() before the next tile's scores overwrite the scratch.
     //
     // TODO 6: after the walk, divide O by l (row_factor[row] = 1 / l, the
     // same rescale), store the fragments 4 at a time into the scratch
