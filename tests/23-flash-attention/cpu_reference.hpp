@@ -64,19 +64,23 @@ struct Attention {
     double max_abs_score = 0;       ///< The largest |s_ij| met (the tests check their inputs reach far).
 };
 
-/// @brief Attention of row-major N x d matrices Q, K, V (float copies of the
-/// halves) in double: scale 1/√d, keys j <= i only when `causal`.
-inline Attention attention(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V,
-                           int N, int d, bool causal) {
+/// @brief Rows `rows` of the attention of row-major N x d matrices Q, K, V
+/// (float copies of the halves) in double: scale 1/√d, keys j <= i only when
+/// `causal`. Row r of the result (o[r * d + c], lse[r], ...) is query rows[r].
+inline Attention attention_of_rows(const std::vector<float>& Q, const std::vector<float>& K,
+                                   const std::vector<float>& V, int N, int d, bool causal,
+                                   const std::vector<std::size_t>& rows) {
     const std::size_t n = static_cast<std::size_t>(N), dd = static_cast<std::size_t>(d);
+    const std::size_t count = rows.size();
     const double scale = 1.0 / std::sqrt(static_cast<double>(d));
-    Attention a{std::vector<double>(n * dd, 0.0), std::vector<double>(n * dd, 0.0), std::vector<double>(n, 0.0),
-                std::vector<double>(n, 0.0), 0.0};
+    Attention a{std::vector<double>(count * dd, 0.0), std::vector<double>(count * dd, 0.0),
+                std::vector<double>(count, 0.0), std::vector<double>(count, 0.0), 0.0};
     std::vector<double> s(n), w(n), weighted_abs(dd), v_max(dd, 0.0);
     for (std::size_t j = 0; j < n; ++j) {
         for (std::size_t c = 0; c < dd; ++c) v_max[c] = std::max(v_max[c], std::fabs(static_cast<double>(V[j * dd + c])));
     }
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t r = 0; r < count; ++r) {
+        const std::size_t i = rows[r];
         const std::size_t keys = causal ? i + 1 : n;
         double m = -std::numeric_limits<double>::infinity(), score_error = 0.0;
         for (std::size_t j = 0; j < keys; ++j) {
@@ -96,23 +100,31 @@ inline Attention attention(const std::vector<float>& Q, const std::vector<float>
         double sum = 0.0;
         for (std::size_t j = 0; j < keys; ++j) sum += w[j] = std::exp(s[j] - m);
         for (std::size_t j = 0; j < keys; ++j) w[j] /= sum;
-        a.lse[i] = m + std::log(sum);
-        a.lse_tolerance[i] = std::ldexp(1.0, -10) + 2 * E;
+        a.lse[r] = m + std::log(sum);
+        a.lse_tolerance[r] = std::ldexp(1.0, -10) + 2 * E;
         std::fill(weighted_abs.begin(), weighted_abs.end(), 0.0);
         for (std::size_t j = 0; j < keys; ++j) {
             for (std::size_t c = 0; c < dd; ++c) {
                 const double v = V[j * dd + c];
-                a.o[i * dd + c] += w[j] * v;
+                a.o[r * dd + c] += w[j] * v;
                 weighted_abs[c] += w[j] * std::fabs(v);
             }
         }
         for (std::size_t c = 0; c < dd; ++c) {
-            a.tolerance[i * dd + c] = std::ldexp(std::fabs(a.o[i * dd + c]), -11) +
+            a.tolerance[r * dd + c] = std::ldexp(std::fabs(a.o[r * dd + c]), -11) +
                                       (std::ldexp(1.0, -9) + 2 * E + N * std::ldexp(1.0, -23)) * weighted_abs[c] +
                                       N * std::ldexp(v_max[c], -24) + std::ldexp(1.0, -24);
         }
     }
     return a;
+}
+
+/// @brief Every row of the attention (see attention_of_rows()).
+inline Attention attention(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V,
+                           int N, int d, bool causal) {
+    std::vector<std::size_t> rows(static_cast<std::size_t>(N));
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    return attention_of_rows(Q, K, V, N, d, causal, rows);
 }
 
 /// @brief `count` random values that half holds exactly: k / 2^bits for an
