@@ -5,7 +5,8 @@
 // walks over the keys one by one with the online softmax of lesson 20, in
 // float, reading K and V from global memory: short, correct and slow.
 // flash_attention_kernel is the real thing: a block of 4 warps keeps 64 rows
-// of Q in shared memory and streams tiles of 64 keys past them; scores and
+// of Q in shared memory and streams tiles of 64 keys past them, the next
+// tile's loads in flight while the current one is computed; scores and
 // products run on tensor cores (wmma), the softmax is online across tiles,
 // and only O and the row's log-sum-exp L ever reach global memory.
 #include <flash_attention.hpp>
@@ -104,9 +105,7 @@ struct Shared {
 };
 
 // Copies rows [row0, row0 + Rows) of an N x D half matrix into a shared
-// tile, 16 bytes at a time; rows past N become zeros. Zeros matter for V: a
-// masked key's probability is 0, and 0 times a NaN left in shared memory
-// would still be NaN.
+// tile, 16 bytes at a time; rows past N become zeros (the tile of Q).
 template <int Rows, int D>
 __device__ __forceinline__ void load_rows(__half (*tile)[D + kPadHalf], const __half* src, int N, int row0) {
     constexpr int kChunksPerRow = D / kVector;
@@ -120,11 +119,46 @@ __device__ __forceinline__ void load_rows(__half (*tile)[D + kPadHalf], const __
     }
 }
 
-// Two floats rounded to halves, side by side in 32 bits (the first in the
-// low 16 bits, as in memory): 8 halves then leave in one 16-byte store.
-__device__ __forceinline__ unsigned pack_halves(float first, float second) {
-    return static_cast<unsigned>(__half_as_ushort(__float2half_rn(first))) |
-           static_cast<unsigned>(__half_as_ushort(__float2half_rn(second))) << 16;
+// A tile of 64 rows of K or V is 64 * D / 8 chunks of 16 bytes: 4 per
+// thread for d = 64, 8 for d = 128.
+template <int D>
+constexpr int kChunksPerThread = kBlockK * D / kVector / kThreads;
+
+// Reads this thread's chunks of rows [row0, row0 + 64) of an N x D matrix
+// into registers; rows past N read as zeros. Zeros matter for V: a masked
+// key's probability is 0, and 0 times a NaN left in shared memory is NaN.
+// Nothing waits for these loads until store_rows() uses them: issued before
+// a tile is computed, they arrive while it is.
+template <int D>
+__device__ __forceinline__ void fetch_rows(uint4 (&chunks)[kChunksPerThread<D>], const __half* src, int N,
+                                           int row0) {
+    constexpr int kChunksPerRow = D / kVector;
+#pragma unroll
+    for (int i = 0; i < kChunksPerThread<D>; ++i) {
+        const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
+        const int r = chunk / kChunksPerRow;
+        const int c = chunk % kChunksPerRow * kVector;
+        chunks[i] = make_uint4(0u, 0u, 0u, 0u);
+        if (row0 + r < N) chunks[i] = *reinterpret_cast<const uint4*>(src + static_cast<std::size_t>(row0 + r) * D + c);
+    }
+}
+
+// Stores what fetch_rows() read into the shared tile, at the same places.
+template <int D>
+__device__ __forceinline__ void store_rows(__half (*tile)[D + kPadHalf], const uint4 (&chunks)[kChunksPerThread<D>]) {
+    constexpr int kChunksPerRow = D / kVector;
+#pragma unroll
+    for (int i = 0; i < kChunksPerThread<D>; ++i) {
+        const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
+        __half* dst = &tile[chunk / kChunksPerRow][chunk % kChunksPerRow * kVector];
+        *reinterpret_cast<uint4*>(dst) = chunks[i];
+    }
+}
+
+// Two halves side by side in 32 bits (the first in the low 16 bits, as in
+// memory): 8 halves then go out in one 16-byte store.
+__device__ __forceinline__ unsigned pack_halves(__half first, __half second) {
+    return static_cast<unsigned>(__half_as_ushort(first)) | static_cast<unsigned>(__half_as_ushort(second)) << 16;
 }
 
 using Accumulator = wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float>;
@@ -136,7 +170,10 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     extern __shared__ __align__(128) unsigned char shared_bytes[];
     Shared<D>& sh = *reinterpret_cast<Shared<D>*>(shared_bytes);
     constexpr int kStride = Shared<D>::kStride;
-    constexpr int kOutFragments = D / kFragment;  // accumulator fragments across a row of O
+    constexpr int kOutFragments = D / kFragment;           // accumulator fragments across a row of O
+    constexpr int kScoreFragments = kBlockK / kFragment;   // ... across a row of the warp's scores
+    constexpr int kElements = Accumulator::num_elements;   // elements of a fragment per lane
+    constexpr int kRowHalf = kBlockK / 2;                  // columns of the scores per lane
 
     const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
     const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -162,7 +199,17 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     Accumulator row_of;
     wmma::load_matrix_sync(row_of, &scores[0][0], kScoreStride, wmma::mem_row_major);
 
+    const int key_tiles = (N + kBlockK - 1) / kBlockK;
+    // With causal, tile t holds keys from t * 64 on: those past the block's
+    // last query row (q0 + 63) see nobody, so the walk stops at the diagonal
+    // tile, t = q_tile, which is the only one that needs masking.
+    const int tiles = causal ? min(key_tiles, q_tile + 1) : key_tiles;
+
+    // The tile of Q, and the first tiles of K and V on their way.
     load_rows<kBlockQ, D>(sh.q, Q, N, q0);
+    uint4 next_k[kChunksPerThread<D>], next_v[kChunksPerThread<D>];
+    fetch_rows<D>(next_k, K, N, 0);
+    fetch_rows<D>(next_v, V, N, 0);
 
     Accumulator o[kOutFragments];
 #pragma unroll
@@ -176,46 +223,61 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     float m = -INFINITY;  // running maximum of the scaled scores, in log2 units
     float l = 0.0f;       // running sum of exp2(s - m)
 
-    const int key_tiles = (N + kBlockK - 1) / kBlockK;
-    // With causal, tile t holds keys from t * 64 on: those past the block's
-    // last query row (q0 + 63) see nobody, so the walk stops at the diagonal
-    // tile, t = q_tile, which is the only one that needs masking.
-    const int tiles = causal ? min(key_tiles, q_tile + 1) : key_tiles;
     for (int t = 0; t < tiles; ++t) {
         const int k0 = t * kBlockK;
-        load_rows<kBlockK, D>(sh.k, K, N, k0);
-        load_rows<kBlockK, D>(sh.v, V, N, k0);
+        store_rows<D>(sh.k, next_k);
+        store_rows<D>(sh.v, next_v);
         // Each warp reads rows of Q, K and V other threads stored.
         __syncthreads();
+        // The next tiles: their loads are in flight while this one is computed.
+        if (t + 1 < tiles) {
+            fetch_rows<D>(next_k, K, N, k0 + kBlockK);
+            fetch_rows<D>(next_v, V, N, k0 + kBlockK);
+        }
 
         // S = Q·Kᵀ for the warp's 16 rows: Kᵀ is K read column-major, so the
-        // tile of K serves as matrix_b with no transpose in memory.
+        // tile of K serves as matrix_b with no transpose in memory. Each
+        // fragment of Q serves the 4 fragments of the row of scores.
+        Accumulator s[kScoreFragments];
 #pragma unroll
-        for (int n = 0; n < kBlockK / kFragment; ++n) {
-            Accumulator s;
-            wmma::fill_fragment(s, 0.0f);
+        for (int n = 0; n < kScoreFragments; ++n) wmma::fill_fragment(s[n], 0.0f);
 #pragma unroll
-            for (int kk = 0; kk < D; kk += kFragment) {
-                wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> a;
+        for (int kk = 0; kk < D; kk += kFragment) {
+            wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> a;
+            wmma::load_matrix_sync(a, &sh.q[warp * kFragment][kk], kStride);
+#pragma unroll
+            for (int n = 0; n < kScoreFragments; ++n) {
                 wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::col_major> b;
-                wmma::load_matrix_sync(a, &sh.q[warp * kFragment][kk], kStride);
                 wmma::load_matrix_sync(b, &sh.k[n * kFragment][kk], kStride);
-                wmma::mma_sync(s, a, b, s);
+                wmma::mma_sync(s[n], a, b, s[n]);
             }
-            wmma::store_matrix_sync(&scores[0][n * kFragment], s, kScoreStride, wmma::mem_row_major);
+        }
+#pragma unroll
+        for (int n = 0; n < kScoreFragments; ++n) {
+            wmma::store_matrix_sync(&scores[0][n * kFragment], s[n], kScoreStride, wmma::mem_row_major);
         }
         __syncwarp();
 
-        // The online softmax on the tile: each lane's 32 scores of its row.
-        const int c0 = half_row * (kBlockK / 2);
+        // The online softmax on the tile: each lane's 32 scores of its row,
+        // read 4 at a time into registers.
+        const int c0 = half_row * kRowHalf;
         const bool masked_tile = k0 + kBlockK > N || (causal && t == q_tile);
+        float x[kRowHalf];
         float tile_max = -INFINITY;
-        for (int c = c0; c < c0 + kBlockK / 2; ++c) {
-            float x = scores[row][c] * scale_log2;
-            const int key = k0 + c;
-            if (masked_tile && (key >= N || (causal && key > query))) x = -INFINITY;
-            scores[row][c] = x;
-            tile_max = fmaxf(tile_max, x);
+#pragma unroll
+        for (int c = 0; c < kRowHalf; c += 4) {
+            const float* from = &scores[row][c0 + c];
+            const float4 four = *reinterpret_cast<const float4*>(from);
+            x[c] = four.x * scale_log2;
+            x[c + 1] = four.y * scale_log2;
+            x[c + 2] = four.z * scale_log2;
+            x[c + 3] = four.w * scale_log2;
+        }
+#pragma unroll
+        for (int c = 0; c < kRowHalf; ++c) {
+            const int key = k0 + c0 + c;
+            if (masked_tile && (key >= N || (causal && key > query))) x[c] = -INFINITY;
+            tile_max = fmaxf(tile_max, x[c]);
         }
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
         const float m_new = fmaxf(m, tile_max);
@@ -225,12 +287,19 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
         const float m_safe = m_new == -INFINITY ? 0.0f : m_new;
         const float alpha = exp2f(m - m_safe);
         float sum = 0.0f;
-        for (int c = c0; c < c0 + kBlockK / 2; ++c) {
-            const __half p = __float2half_rn(exp2f(scores[row][c] - m_safe));
-            probs[row][c] = p;
-            // l sums the probabilities as P·V will use them, rounded to half:
-            // O / l is then a true weighted average of the rows of V.
-            sum += __half2float(p);
+#pragma unroll
+        for (int c = 0; c < kRowHalf; c += kVector) {
+            __half p[kVector];
+#pragma unroll
+            for (int e = 0; e < kVector; ++e) {
+                p[e] = __float2half_rn(exp2f(x[c + e] - m_safe));
+                // l sums the probabilities as P·V will use them, rounded to
+                // half: O / l is then a true weighted average of rows of V.
+                sum += __half2float(p[e]);
+            }
+            __half* to = &probs[row][c0 + c];
+            *reinterpret_cast<uint4*>(to) = make_uint4(pack_halves(p[0], p[1]), pack_halves(p[2], p[3]),
+                                                       pack_halves(p[4], p[5]), pack_halves(p[6], p[7]));
         }
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         l = l * alpha + sum;
@@ -238,14 +307,21 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
         if (half_row == 0) row_factor[row] = alpha;
         __syncwarp();
 
-        // O = diag(alpha)·O + P·V: rescale each element by its row's alpha,
-        // then add this tile's products.
+        // O = diag(alpha)·O + P·V: rescale each element by its row's alpha
+        // (the same kElements rows for every fragment: looked up once), then
+        // add this tile's products.
+        float factor[kElements];
+#pragma unroll
+        for (int e = 0; e < kElements; ++e) factor[e] = row_factor[static_cast<int>(row_of.x[e])];
 #pragma unroll
         for (int n = 0; n < kOutFragments; ++n) {
 #pragma unroll
-            for (int e = 0; e < o[n].num_elements; ++e) o[n].x[e] *= row_factor[static_cast<int>(row_of.x[e])];
+            for (int e = 0; e < kElements; ++e) o[n].x[e] *= factor[e];
         }
-#pragma unroll
+        // This loop is not unrolled: unrolled, the compiler loads all 32
+        // fragments of V ahead of their products and, at d = 128, runs out
+        // of registers (255, and spills) with O and the next tiles also held.
+#pragma unroll 1
         for (int kk = 0; kk < kBlockK; kk += kFragment) {
             wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> p;
             wmma::load_matrix_sync(p, &probs[0][kk], kProbStride);
@@ -265,26 +341,31 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     // rows past N left out. L = ln(sum_j exp(s_ij)) = (m + log2 l) ln 2.
     if (half_row == 0) row_factor[row] = 1.0f / l;
     __syncwarp();
+    float inverse[kElements];
+#pragma unroll
+    for (int e = 0; e < kElements; ++e) inverse[e] = row_factor[static_cast<int>(row_of.x[e])];
 #pragma unroll
     for (int n = 0; n < kOutFragments; ++n) {
 #pragma unroll
-        for (int e = 0; e < o[n].num_elements; ++e) o[n].x[e] *= row_factor[static_cast<int>(row_of.x[e])];
+        for (int e = 0; e < kElements; ++e) o[n].x[e] *= inverse[e];
     }
 #pragma unroll
-    for (int g = 0; g < kOutFragments; g += kBlockK / kFragment) {
+    for (int g = 0; g < kOutFragments; g += kScoreFragments) {
 #pragma unroll
-        for (int n = 0; n < kBlockK / kFragment; ++n) {
+        for (int n = 0; n < kScoreFragments; ++n) {
             wmma::store_matrix_sync(&scores[0][n * kFragment], o[g + n], kScoreStride, wmma::mem_row_major);
         }
         __syncwarp();
         if (query < N) {
             // 32 columns of the row per lane, 8 halves (16 bytes) per store.
-            __half* out = O + static_cast<std::size_t>(query) * D + g * kFragment + half_row * (kBlockK / 2);
-            const float* in = &scores[row][half_row * (kBlockK / 2)];
-            for (int c = 0; c < kBlockK / 2; c += kVector) {
-                *reinterpret_cast<uint4*>(out + c) =
-                    make_uint4(pack_halves(in[c], in[c + 1]), pack_halves(in[c + 2], in[c + 3]),
-                               pack_halves(in[c + 4], in[c + 5]), pack_halves(in[c + 6], in[c + 7]));
+            __half* out = O + static_cast<std::size_t>(query) * D + g * kFragment + half_row * kRowHalf;
+            const float* in = &scores[row][half_row * kRowHalf];
+            for (int c = 0; c < kRowHalf; c += kVector) {
+                *reinterpret_cast<uint4*>(out + c) = make_uint4(
+                    pack_halves(__float2half_rn(in[c]), __float2half_rn(in[c + 1])),
+                    pack_halves(__float2half_rn(in[c + 2]), __float2half_rn(in[c + 3])),
+                    pack_halves(__float2half_rn(in[c + 4]), __float2half_rn(in[c + 5])),
+                    pack_halves(__float2half_rn(in[c + 6]), __float2half_rn(in[c + 7])));
             }
         }
         __syncwarp();

@@ -7,13 +7,14 @@
 //
 // Order that works: attention_simple_kernel (one thread per query row, the
 // online softmax of lesson 20 over the keys, in float), then
-// flash_attention_kernel: load_rows (a tile of rows into shared memory,
-// zeros past N), the walk over the tiles of keys with its two barriers, the
-// scores on tensor cores, the online softmax of the warp's 16 rows, the
-// rescale of O and P·V, and the output. The launchers, which check the
-// arguments, opt in to the shared memory and pick the grid, are given, and
-// so are the layout of the shared memory and the map from accumulator
-// elements to rows.
+// flash_attention_kernel: fetch_rows (this thread's part of a tile of K or V
+// into registers, zeros past N), the walk over the tiles of keys with its
+// two barriers, the scores on tensor cores, the online softmax of the
+// warp's 16 rows, the rescale of O and P·V, and the output. The launchers,
+// which check the arguments, opt in to the shared memory and pick the grid,
+// are given, and so are the layout of the shared memory, load_rows (the
+// tile of Q, the model for fetch_rows), store_rows and the map from
+// accumulator elements to rows.
 #include <flash_attention.hpp>
 
 #include <course/cuda_check.hpp>
@@ -78,7 +79,7 @@ constexpr int kWarps = 4;                      // warps of a block, 16 query row
 constexpr int kThreads = kWarps * kWarpSize;   // 128
 constexpr int kBlockQ = kWarps * kFragment;    // 64 query rows per block
 constexpr int kBlockK = 64;                    // keys per tile
-[[maybe_unused]] constexpr int kVector = 8;                     // halves per 16-byte load
+constexpr int kVector = 8;                     // halves per 16-byte load
 // Rows of half tiles padded by 8 halves (16 bytes), rows of the float
 // scratch by 4 floats: rows then start in different banks, and every 16th
 // row stays 32-byte aligned, as a fragment's first element must be.
@@ -102,29 +103,60 @@ struct Shared {
 };
 
 // Copies rows [row0, row0 + Rows) of an N x D half matrix into a shared
-// tile, 16 bytes at a time; rows past N become zeros. Zeros matter for V: a
-// masked key's probability is 0, and 0 times a NaN left in shared memory
-// would still be NaN.
+// tile, 16 bytes at a time; rows past N become zeros (the tile of Q).
 template <int Rows, int D>
 __device__ __forceinline__ void load_rows(__half (*tile)[D + kPadHalf], const __half* src, int N, int row0) {
-    // TODO: the tile holds Rows x D halves, in chunks of kVector (8, 16
-    // bytes). The block's kThreads threads take chunk = threadIdx.x,
-    // threadIdx.x + kThreads, ... < Rows * (D / kVector); chunk number
-    // `chunk` is row r = chunk / (D / kVector) of the tile, its columns from
-    // c = (chunk % (D / kVector)) * kVector on. Copy the 8 halves at
-    // src + (row0 + r) * D + c as one uint4 to &tile[r][c] where row0 + r < N,
-    // and store a uint4 of zeros where it is not.
-    (void)tile;
+    constexpr int kChunksPerRow = D / kVector;
+    for (int chunk = static_cast<int>(threadIdx.x); chunk < Rows * kChunksPerRow; chunk += kThreads) {
+        const int r = chunk / kChunksPerRow;
+        const int c = chunk % kChunksPerRow * kVector;
+        uint4 value = make_uint4(0u, 0u, 0u, 0u);
+        if (row0 + r < N) value = *reinterpret_cast<const uint4*>(src + static_cast<std::size_t>(row0 + r) * D + c);
+        __half* dst = &tile[r][c];
+        *reinterpret_cast<uint4*>(dst) = value;
+    }
+}
+
+// A tile of 64 rows of K or V is 64 * D / 8 chunks of 16 bytes: 4 per
+// thread for d = 64, 8 for d = 128.
+template <int D>
+constexpr int kChunksPerThread = kBlockK * D / kVector / kThreads;
+
+// Reads this thread's chunks of rows [row0, row0 + 64) of an N x D matrix
+// into registers; rows past N read as zeros. Zeros matter for V: a masked
+// key's probability is 0, and 0 times a NaN left in shared memory is NaN.
+// Nothing waits for these loads until store_rows() uses them: issued before
+// a tile is computed, they arrive while it is.
+template <int D>
+__device__ __forceinline__ void fetch_rows(uint4 (&chunks)[kChunksPerThread<D>], const __half* src, int N,
+                                           int row0) {
+    // TODO: chunk i of this thread is number chunk = threadIdx.x + i *
+    // kThreads of the tile: row r = chunk / (D / kVector), columns from
+    // c = (chunk % (D / kVector)) * kVector on (load_rows above walks the
+    // same chunks). chunks[i] = the 8 halves at src + (row0 + r) * D + c,
+    // read as one uint4, where row0 + r < N; a uint4 of zeros where not.
+    for (int i = 0; i < kChunksPerThread<D>; ++i) chunks[i] = make_uint4(0u, 0u, 0u, 0u);
     (void)src;
     (void)N;
     (void)row0;
 }
 
-// Two floats rounded to halves, side by side in 32 bits (the first in the
-// low 16 bits, as in memory): 8 halves then leave in one 16-byte store.
-[[maybe_unused]] __device__ __forceinline__ unsigned pack_halves(float first, float second) {
-    return static_cast<unsigned>(__half_as_ushort(__float2half_rn(first))) |
-           static_cast<unsigned>(__half_as_ushort(__float2half_rn(second))) << 16;
+// Stores what fetch_rows() read into the shared tile, at the same places.
+template <int D>
+__device__ __forceinline__ void store_rows(__half (*tile)[D + kPadHalf], const uint4 (&chunks)[kChunksPerThread<D>]) {
+    constexpr int kChunksPerRow = D / kVector;
+#pragma unroll
+    for (int i = 0; i < kChunksPerThread<D>; ++i) {
+        const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
+        __half* dst = &tile[chunk / kChunksPerRow][chunk % kChunksPerRow * kVector];
+        *reinterpret_cast<uint4*>(dst) = chunks[i];
+    }
+}
+
+// Two halves side by side in 32 bits (the first in the low 16 bits, as in
+// memory): 8 halves then go out in one 16-byte store.
+[[maybe_unused]] __device__ __forceinline__ unsigned pack_halves(__half first, __half second) {
+    return static_cast<unsigned>(__half_as_ushort(first)) | static_cast<unsigned>(__half_as_ushort(second)) << 16;
 }
 
 using Accumulator = wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float>;
@@ -136,7 +168,10 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     extern __shared__ __align__(128) unsigned char shared_bytes[];
     Shared<D>& sh = *reinterpret_cast<Shared<D>*>(shared_bytes);
     constexpr int kStride = Shared<D>::kStride;
-    constexpr int kOutFragments = D / kFragment;  // accumulator fragments across a row of O
+    constexpr int kOutFragments = D / kFragment;           // accumulator fragments across a row of O
+    constexpr int kScoreFragments = kBlockK / kFragment;   // ... across a row of the warp's scores
+    constexpr int kElements = Accumulator::num_elements;   // elements of a fragment per lane
+    constexpr int kRowHalf = kBlockK / 2;                  // columns of the scores per lane
 
     const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
     const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -168,32 +203,35 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     [[maybe_unused]] const int half_row = lane % 2;
     [[maybe_unused]] const int query = q0 + warp * kFragment + row;
 
-    // TODO 1: load the block's 64 rows of Q into sh.q (load_rows), and set
-    // the warp's kOutFragments accumulators o[n] (Accumulator) to 0. Each
-    // lane keeps m = -INFINITY and l = 0 for its row.
+    // TODO 1: the number of tiles of 64 keys to walk: ceil(N / 64), or with
+    // causal only up to the diagonal tile t = q_tile (the tiles after it
+    // hold keys no query of the block sees). Load the block's 64 rows of Q
+    // into sh.q (load_rows), fetch the first tiles of K and V into registers
+    //     uint4 next_k[kChunksPerThread<D>], next_v[kChunksPerThread<D>];
+    // (fetch_rows, row0 = 0), and set the warp's kOutFragments accumulators
+    // o[n] (Accumulator) to 0. Each lane keeps m = -INFINITY and l = 0.
     //
-    // TODO 2: walk over the tiles of 64 keys, k0 = t * kBlockK: all
-    // ceil(N / 64) of them, or with causal only those up to the diagonal tile
-    // t = q_tile (the tiles after it hold keys no query of the block sees).
-    // In each: load the tiles of K and V (load_rows) and __syncthreads()
-    // (every warp reads rows other threads stored); at the end of the step
-    // __syncthreads() again, before the next step overwrites them.
+    // TODO 2: for each tile t (keys from k0 = t * 64): store_rows the
+    // fetched K and V into sh.k and sh.v, __syncthreads() (every warp reads
+    // rows other threads stored), then, if there is a next tile, fetch it
+    // into next_k and next_v (its loads fly while this tile is computed).
+    // At the end of the step __syncthreads() again, before the next store.
     //
-    // TODO 3: the warp's 16 x 64 scores on tensor cores: for each of the 4
-    // column fragments n, an Accumulator at 0, and for kk = 0, 16, ... < D
-    // mma_sync of a matrix_a fragment (row_major) from &sh.q[warp * 16][kk]
-    // and a matrix_b fragment read col_major from &sh.k[n * 16][kk] (that is
-    // Kᵀ), both with ldm kStride; store it at &scores[0][n * 16], ldm
+    // TODO 3: the warp's 16 x 64 scores on tensor cores: 4 Accumulators
+    // s[n] at 0; for kk = 0, 16, ... < D a matrix_a fragment (row_major)
+    // from &sh.q[warp * 16][kk], and for each n a matrix_b fragment read
+    // col_major from &sh.k[n * 16][kk] (that is Kᵀ), both with ldm kStride,
+    // mma_sync into s[n]. Store s[n] at &scores[0][n * 16], ldm
     // kScoreStride, mem_row_major. __syncwarp().
     //
     // TODO 4: the online softmax. The lane reads its 32 scores
     // scores[row][c] for c from half_row * 32 on, times scale_log2; a key
-    // k0 + c >= N, or with causal > query, becomes -INFINITY. The tile's
-    // maximum of the row (combine the two lanes with __shfl_xor_sync(..., 1)),
+    // k0 + c >= N, or with causal > query, becomes -INFINITY. The row's
+    // maximum (combine the two lanes with __shfl_xor_sync(..., 1)),
     // m_new = max(m, tile max), alpha = exp2f(m - m_new); p = exp2f(x - m_new)
-    // rounded to half and stored at probs[row][c]; the row's sum of the p
-    // (both lanes again), l = l * alpha + sum, m = m_new; one lane of the
-    // two stores alpha at row_factor[row]. __syncwarp().
+    // rounded to half and stored at probs[row][c]; the row's sum of the
+    // rounded p (both lanes again), l = l * alpha + sum, m = m_new; one lane
+    // of the two stores alpha at row_factor[row]. __syncwarp().
     //
     // TODO 5: O = diag(alpha)·O + P·V: multiply each element o[n].x[e] by
     // row_factor[row_of.x[e]] (the row of that element, see above), then for
@@ -205,8 +243,9 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     // same rescale), store the fragments 4 at a time into the scratch
     // (columns n * 16), __syncwarp(), and let each lane write its 32 values
     // of row `query`, columns g * 16 + half_row * 32 on, as halves, only
-    // where query < N (pack_halves and uint4 stores, or one half at a time).
-    // L[query] = (m + log2f(l)) * kLn2, for query < N, by one lane of the two.
+    // where query < N (pack_halves and uint4 stores, or one half at a time),
+    // and __syncwarp() before the next 4. L[query] = (m + log2f(l)) * kLn2,
+    // for query < N, by one lane of the two.
     (void)Q;
     (void)K;
     (void)V;
@@ -219,6 +258,9 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     (void)row_factor;
     (void)kStride;
     (void)kOutFragments;
+    (void)kScoreFragments;
+    (void)kElements;
+    (void)kRowHalf;
 }
 
 template <int D>
