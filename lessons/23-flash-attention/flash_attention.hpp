@@ -76,7 +76,8 @@ void attention_simple(const __half* Q, const __half* K, const __half* V, __half*
 /// The reference: blocks of 4 warps own 64 query rows (16 per warp) and keep
 /// their tile of Q in shared memory. They walk over the keys 64 at a time:
 /// the block copies the tile of K and of V into padded shared memory (16-byte
-/// loads, zeros past row N), each warp computes its 16 x 64 scores
+/// loads, zeros past row N; the next tile's loads are issued into registers
+/// while the current one is computed), each warp computes its 16 x 64 scores
 /// S = Q·Kᵀ with wmma into float fragments and stores them to its own
 /// shared scratch, its lanes run the online softmax on the 16 rows (running
 /// maximum m, sum l, factor alpha = exp(m_old - m_new), keys past N or
