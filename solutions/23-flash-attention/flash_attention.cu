@@ -4,11 +4,13 @@
 // Two kernels. attention_simple_kernel gives each thread one query row and
 // walks over the keys one by one with the online softmax of lesson 20, in
 // float, reading K and V from global memory: short, correct and slow.
-// flash_attention_kernel is the real thing: a block of 4 warps keeps 64 rows
+// flash_attention_kernel is the real thing: a block of 8 warps keeps 64 rows
 // of Q in shared memory and streams tiles of 64 keys past them, the next
-// tile's loads in flight while the current one is computed; scores and
-// products run on tensor cores (wmma), the softmax is online across tiles,
-// and only O and the row's log-sum-exp L ever reach global memory.
+// tile's loads in flight while the current one is computed; each band of 16
+// rows belongs to two warps, one per half of every tile, whose states merge
+// at the end. Scores and products run on tensor cores (wmma), the softmax
+// is online across tiles, and only O and the row's log-sum-exp L ever
+// reach global memory.
 #include <flash_attention.hpp>
 
 #include <course/cuda_check.hpp>
@@ -76,32 +78,45 @@ __global__ void attention_simple_kernel(const __half* Q, const __half* K, const 
 
 // ---------------------------------------------------------------- FlashAttention: tiles on tensor cores
 
-constexpr int kFragment = 16;                  // wmma's 16 x 16 x 16
-constexpr int kWarps = 4;                      // warps of a block, 16 query rows each
-constexpr int kThreads = kWarps * kWarpSize;   // 128
-constexpr int kBlockQ = kWarps * kFragment;    // 64 query rows per block
-constexpr int kBlockK = 64;                    // keys per tile
-constexpr int kVector = 8;                     // halves per 16-byte load
+constexpr int kFragment = 16;                       // wmma's 16 x 16 x 16
+constexpr int kRowWarps = 4;                        // bands of 16 query rows per block ...
+constexpr int kKeyGroups = 2;                       // ... each shared by 2 warps, one per half of a key tile
+constexpr int kWarps = kRowWarps * kKeyGroups;      // 8
+constexpr int kThreads = kWarps * kWarpSize;        // 256
+constexpr int kBlockQ = kRowWarps * kFragment;      // 64 query rows per block
+constexpr int kBlockK = 64;                         // keys per tile
+constexpr int kGroupKeys = kBlockK / kKeyGroups;    // 32 keys of each tile per warp
+constexpr int kVector = 8;                          // halves per 16-byte load
 // Rows of half tiles padded by 8 halves (16 bytes), rows of the float
 // scratch by 4 floats: rows then start in different banks, and every 16th
 // row stays 32-byte aligned, as a fragment's first element must be.
 constexpr int kPadHalf = 8;
 constexpr int kPadFloat = 4;
-constexpr int kScoreStride = kBlockK + kPadFloat;  // 68 floats
-constexpr int kProbStride = kBlockK + kPadHalf;    // 72 halves
+constexpr int kScoreStride = kGroupKeys + kPadFloat;  // 36 floats
+constexpr int kProbStride = kGroupKeys + kPadHalf;    // 40 halves
 
 static_assert(kBlockQ == kBlockK, "the causal tile skip below assumes square tiles");
 
 // The layout of the dynamic shared memory, for head dimension D.
 template <int D>
 struct Shared {
-    static constexpr int kStride = D + kPadHalf;  // halves per row of the Q, K and V tiles
+    static constexpr int kStride = D + kPadHalf;       // halves per row of the Q, K and V tiles
+    static constexpr int kMergeStride = D + kPadFloat;  // floats per row of the merge buffer
     __half q[kBlockQ][kStride];
-    __half k[kBlockK][kStride];
-    __half v[kBlockK][kStride];
-    float scores[kWarps][kFragment][kScoreStride];  // each warp's 16 x 64 scores
+    union {
+        struct {
+            __half k[kBlockK][kStride];
+            __half v[kBlockK][kStride];
+        } tiles;  // during the walk
+        // After it, the accumulators of O of the warps of key group 1, for
+        // their partners in group 0 to merge (K and V are needed no more).
+        float merge[kRowWarps][kFragment][kMergeStride];
+    } kv;
+    float scores[kWarps][kFragment][kScoreStride];  // each warp's 16 x 32 scores
     __half probs[kWarps][kFragment][kProbStride];   // ... and probabilities
-    float row_factor[kWarps][kFragment];            // per row: alpha while streaming, 1 / l at the end
+    float row_factor[kWarps][kFragment];            // per row: alpha while streaming, then merge factors
+    float partial_max[kRowWarps][kFragment];        // key group 1's m and l per row, for the merge
+    float partial_sum[kRowWarps][kFragment];
 };
 
 // Copies rows [row0, row0 + Rows) of an N x D half matrix into a shared
@@ -163,20 +178,30 @@ __device__ __forceinline__ unsigned pack_halves(__half first, __half second) {
 
 using Accumulator = wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float>;
 
+// Two blocks per SM for d = 64 (at most 128 registers a thread); d = 128
+// needs more registers for its accumulators of O, and gets one.
 template <int D>
-__global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half* Q, const __half* K,
+__global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_kernel(const __half* Q, const __half* K,
                                                                     const __half* V, __half* O, float* L, int N,
                                                                     bool causal, float scale_log2) {
     extern __shared__ __align__(128) unsigned char shared_bytes[];
     Shared<D>& sh = *reinterpret_cast<Shared<D>*>(shared_bytes);
     constexpr int kStride = Shared<D>::kStride;
-    constexpr int kOutFragments = D / kFragment;           // accumulator fragments across a row of O
-    constexpr int kScoreFragments = kBlockK / kFragment;   // ... across a row of the warp's scores
-    constexpr int kElements = Accumulator::num_elements;   // elements of a fragment per lane
-    constexpr int kRowHalf = kBlockK / 2;                  // columns of the scores per lane
+    constexpr int kMergeStride = Shared<D>::kMergeStride;
+    constexpr int kOutFragments = D / kFragment;             // accumulator fragments across a row of O
+    constexpr int kScoreFragments = kGroupKeys / kFragment;  // ... across a row of the warp's scores
+    constexpr int kElements = Accumulator::num_elements;     // elements of a fragment per lane
+    constexpr int kRowHalf = kGroupKeys / 2;                 // columns of the scores per lane
 
     const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
     const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+    // Warps w and w + 4 own the same 16 query rows; w takes the first 32
+    // keys of every tile, w + 4 the last 32. Twice the warps of one warp per
+    // 16 rows: a single head of 4096 tokens is only 256 bands of 16 rows,
+    // too few warps to hide the latencies of an H100 without this split.
+    const int band = warp % kRowWarps;
+    const int group = warp / kRowWarps;
+    const int group_key0 = group * kGroupKeys;
     // Causal blocks near the end of the sequence have the most tiles to walk:
     // start them first, so that the short ones fill the gaps at the end.
     const int q_tile = causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
@@ -215,18 +240,18 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
 #pragma unroll
     for (int n = 0; n < kOutFragments; ++n) wmma::fill_fragment(o[n], 0.0f);
 
-    // Lanes 2r and 2r + 1 own row r of the warp's 16: each takes 32 of the
-    // tile's 64 columns, and both keep the row's m and l.
+    // Lanes 2r and 2r + 1 own row r of the warp's 16: each takes 16 of its
+    // 32 columns, and both keep the row's m and l (over the warp's keys).
     const int row = lane / 2;
     const int half_row = lane % 2;
-    const int query = q0 + warp * kFragment + row;
+    const int query = q0 + band * kFragment + row;
     float m = -INFINITY;  // running maximum of the scaled scores, in log2 units
     float l = 0.0f;       // running sum of exp2(s - m)
 
     for (int t = 0; t < tiles; ++t) {
         const int k0 = t * kBlockK;
-        store_rows<D>(sh.k, next_k);
-        store_rows<D>(sh.v, next_v);
+        store_rows<D>(sh.kv.tiles.k, next_k);
+        store_rows<D>(sh.kv.tiles.v, next_v);
         // Each warp reads rows of Q, K and V other threads stored.
         __syncthreads();
         // The next tiles: their loads are in flight while this one is computed.
@@ -235,20 +260,20 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
             fetch_rows<D>(next_v, V, N, k0 + kBlockK);
         }
 
-        // S = Q·Kᵀ for the warp's 16 rows: Kᵀ is K read column-major, so the
-        // tile of K serves as matrix_b with no transpose in memory. Each
-        // fragment of Q serves the 4 fragments of the row of scores.
+        // S = Q·Kᵀ for the warp's 16 rows and 32 keys: Kᵀ is K read
+        // column-major, so the tile of K serves as matrix_b with no transpose
+        // in memory. Each fragment of Q serves both fragments of scores.
         Accumulator s[kScoreFragments];
 #pragma unroll
         for (int n = 0; n < kScoreFragments; ++n) wmma::fill_fragment(s[n], 0.0f);
 #pragma unroll
         for (int kk = 0; kk < D; kk += kFragment) {
             wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> a;
-            wmma::load_matrix_sync(a, &sh.q[warp * kFragment][kk], kStride);
+            wmma::load_matrix_sync(a, &sh.q[band * kFragment][kk], kStride);
 #pragma unroll
             for (int n = 0; n < kScoreFragments; ++n) {
                 wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::col_major> b;
-                wmma::load_matrix_sync(b, &sh.k[n * kFragment][kk], kStride);
+                wmma::load_matrix_sync(b, &sh.kv.tiles.k[group_key0 + n * kFragment][kk], kStride);
                 wmma::mma_sync(s[n], a, b, s[n]);
             }
         }
@@ -258,7 +283,7 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
         }
         __syncwarp();
 
-        // The online softmax on the tile: each lane's 32 scores of its row,
+        // The online softmax on the tile: each lane's 16 scores of its row,
         // read 4 at a time into registers.
         const int c0 = half_row * kRowHalf;
         const bool masked_tile = k0 + kBlockK > N || (causal && t == q_tile);
@@ -275,15 +300,15 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
         }
 #pragma unroll
         for (int c = 0; c < kRowHalf; ++c) {
-            const int key = k0 + c0 + c;
+            const int key = k0 + group_key0 + c0 + c;
             if (masked_tile && (key >= N || (causal && key > query))) x[c] = -INFINITY;
             tile_max = fmaxf(tile_max, x[c]);
         }
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
         const float m_new = fmaxf(m, tile_max);
-        // A row of padding (query >= N, causal) may see no key in a tile;
-        // exp2(-inf - (-inf)) would be NaN, so such a row keeps m = -inf and
-        // adds nothing.
+        // A warp may see no key of a row in a tile (its 32 keys all past N,
+        // or above the diagonal), even in every tile; exp2(-inf - (-inf))
+        // would be NaN, so such a row keeps m = -inf and adds nothing.
         const float m_safe = m_new == -INFINITY ? 0.0f : m_new;
         const float alpha = exp2f(m - m_safe);
         float sum = 0.0f;
@@ -318,17 +343,17 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
 #pragma unroll
             for (int e = 0; e < kElements; ++e) o[n].x[e] *= factor[e];
         }
-        // This loop is not unrolled: unrolled, the compiler loads all 32
-        // fragments of V ahead of their products and, at d = 128, runs out
-        // of registers (255, and spills) with O and the next tiles also held.
+        // This loop is not unrolled: unrolled, the compiler loads the
+        // fragments of V for both steps ahead of their products and, at
+        // d = 128, runs out of registers with O and the next tiles also held.
 #pragma unroll 1
-        for (int kk = 0; kk < kBlockK; kk += kFragment) {
+        for (int kk = 0; kk < kGroupKeys; kk += kFragment) {
             wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> p;
             wmma::load_matrix_sync(p, &probs[0][kk], kProbStride);
 #pragma unroll
             for (int n = 0; n < kOutFragments; ++n) {
                 wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::row_major> v;
-                wmma::load_matrix_sync(v, &sh.v[kk][n * kFragment], kStride);
+                wmma::load_matrix_sync(v, &sh.kv.tiles.v[group_key0 + kk][n * kFragment], kStride);
                 wmma::mma_sync(o[n], p, v, o[n]);
             }
         }
@@ -337,46 +362,80 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
         __syncthreads();
     }
 
-    // O = O / l, then out through the scratch, 16 x 64 at a time, as halves,
-    // rows past N left out. L = ln(sum_j exp(s_ij)) = (m + log2 l) ln 2.
-    if (half_row == 0) row_factor[row] = 1.0f / l;
-    __syncwarp();
-    float inverse[kElements];
+    // The merge: each band's two warps hold (m, l, O) over their halves of
+    // the keys. Key group 1 hands its state over through shared memory (K and
+    // V's space, free now); group 0 combines them as lesson 20 merges two
+    // online-softmax states: both rescaled to the larger maximum.
+    float(*merge)[kMergeStride] = sh.kv.merge[band];
+    if (group == 1) {
 #pragma unroll
-    for (int e = 0; e < kElements; ++e) inverse[e] = row_factor[static_cast<int>(row_of.x[e])];
+        for (int n = 0; n < kOutFragments; ++n) {
+            wmma::store_matrix_sync(&merge[0][n * kFragment], o[n], kMergeStride, wmma::mem_row_major);
+        }
+        if (half_row == 0) {
+            sh.partial_max[band][row] = m;
+            sh.partial_sum[band][row] = l;
+        }
+    }
+    // Group 0 reads what group 1 stored.
+    __syncthreads();
+    if (group == 1) return;  // no barrier follows: the partners finish alone
+
+    // Group 0 sees key 0 (in its half of tile 0), which every query sees:
+    // its m is finite, and so is the merged maximum.
+    const float m_other = sh.partial_max[band][row];
+    const float l_other = sh.partial_sum[band][row];
+    const float m_all = fmaxf(m, m_other);
+    const float own = exp2f(m - m_all);
+    const float other = exp2f(m_other - m_all);
+    const float l_all = l * own + l_other * other;
+    // O = (own · O_0 + other · O_1) / l, each factor per row.
+    if (half_row == 0) {
+        row_factor[row] = own / l_all;
+        sh.row_factor[warp + kRowWarps][row] = other / l_all;
+    }
+    __syncwarp();
+    float own_factor[kElements], other_factor[kElements];
+#pragma unroll
+    for (int e = 0; e < kElements; ++e) {
+        own_factor[e] = row_factor[static_cast<int>(row_of.x[e])];
+        other_factor[e] = sh.row_factor[warp + kRowWarps][static_cast<int>(row_of.x[e])];
+    }
 #pragma unroll
     for (int n = 0; n < kOutFragments; ++n) {
+        Accumulator theirs;
+        wmma::load_matrix_sync(theirs, &merge[0][n * kFragment], kMergeStride, wmma::mem_row_major);
 #pragma unroll
-        for (int e = 0; e < kElements; ++e) o[n].x[e] *= inverse[e];
+        for (int e = 0; e < kElements; ++e) o[n].x[e] = o[n].x[e] * own_factor[e] + theirs.x[e] * other_factor[e];
     }
+    // Every lane has read its partner's O before the result goes where it was.
+    __syncwarp();
 #pragma unroll
-    for (int g = 0; g < kOutFragments; g += kScoreFragments) {
-#pragma unroll
-        for (int n = 0; n < kScoreFragments; ++n) {
-            wmma::store_matrix_sync(&scores[0][n * kFragment], o[g + n], kScoreStride, wmma::mem_row_major);
-        }
-        __syncwarp();
-        if (query < N) {
-            // 32 columns of the row per lane, 8 halves (16 bytes) per store.
-            __half* out = O + static_cast<std::size_t>(query) * D + g * kFragment + half_row * kRowHalf;
-            const float* in = &scores[row][half_row * kRowHalf];
-            for (int c = 0; c < kRowHalf; c += kVector) {
-                *reinterpret_cast<uint4*>(out + c) = make_uint4(
-                    pack_halves(__float2half_rn(in[c]), __float2half_rn(in[c + 1])),
-                    pack_halves(__float2half_rn(in[c + 2]), __float2half_rn(in[c + 3])),
-                    pack_halves(__float2half_rn(in[c + 4]), __float2half_rn(in[c + 5])),
-                    pack_halves(__float2half_rn(in[c + 6]), __float2half_rn(in[c + 7])));
-            }
-        }
-        __syncwarp();
+    for (int n = 0; n < kOutFragments; ++n) {
+        wmma::store_matrix_sync(&merge[0][n * kFragment], o[n], kMergeStride, wmma::mem_row_major);
     }
-    if (query < N && half_row == 0) L[query] = (m + log2f(l)) * kLn2;
+    __syncwarp();
+    // Out as halves, rows past N left out: half a row (d / 2 values) per
+    // lane, 8 halves (16 bytes) per store. L = ln(sum_j exp(s_ij)) =
+    // (m + log2 l) ln 2.
+    if (query < N) {
+        __half* out = O + static_cast<std::size_t>(query) * D + half_row * (D / 2);
+        const float* in = &merge[row][half_row * (D / 2)];
+        for (int c = 0; c < D / 2; c += kVector) {
+            *reinterpret_cast<uint4*>(out + c) = make_uint4(
+                pack_halves(__float2half_rn(in[c]), __float2half_rn(in[c + 1])),
+                pack_halves(__float2half_rn(in[c + 2]), __float2half_rn(in[c + 3])),
+                pack_halves(__float2half_rn(in[c + 4]), __float2half_rn(in[c + 5])),
+                pack_halves(__float2half_rn(in[c + 6]), __float2half_rn(in[c + 7])));
+        }
+        if (half_row == 0) L[query] = (m_all + log2f(l_all)) * kLn2;
+    }
 }
 
 template <int D>
 void launch_flash(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal,
                   float scale_log2) {
-    // More than 48 KiB of shared memory (53 KiB for d = 64, 77 KiB for 128):
+    // More than 48 KiB of shared memory (56 KiB for d = 64, 80 KiB for 128):
     // dynamic, and the kernel must opt in, once.
     constexpr int kBytes = static_cast<int>(sizeof(Shared<D>));
     static const bool opted_in = [] {

@@ -74,32 +74,45 @@ __global__ void attention_simple_kernel(const __half* Q, const __half* K, const 
 
 // ---------------------------------------------------------------- FlashAttention: tiles on tensor cores
 
-constexpr int kFragment = 16;                  // wmma's 16 x 16 x 16
-constexpr int kWarps = 4;                      // warps of a block, 16 query rows each
-constexpr int kThreads = kWarps * kWarpSize;   // 128
-constexpr int kBlockQ = kWarps * kFragment;    // 64 query rows per block
-constexpr int kBlockK = 64;                    // keys per tile
-constexpr int kVector = 8;                     // halves per 16-byte load
+constexpr int kFragment = 16;                       // wmma's 16 x 16 x 16
+constexpr int kRowWarps = 4;                        // bands of 16 query rows per block ...
+constexpr int kKeyGroups = 2;                       // ... each shared by 2 warps, one per half of a key tile
+constexpr int kWarps = kRowWarps * kKeyGroups;      // 8
+constexpr int kThreads = kWarps * kWarpSize;        // 256
+constexpr int kBlockQ = kRowWarps * kFragment;      // 64 query rows per block
+constexpr int kBlockK = 64;                         // keys per tile
+constexpr int kGroupKeys = kBlockK / kKeyGroups;    // 32 keys of each tile per warp
+constexpr int kVector = 8;                          // halves per 16-byte load
 // Rows of half tiles padded by 8 halves (16 bytes), rows of the float
 // scratch by 4 floats: rows then start in different banks, and every 16th
 // row stays 32-byte aligned, as a fragment's first element must be.
 constexpr int kPadHalf = 8;
 constexpr int kPadFloat = 4;
-constexpr int kScoreStride = kBlockK + kPadFloat;  // 68 floats
-constexpr int kProbStride = kBlockK + kPadHalf;    // 72 halves
+constexpr int kScoreStride = kGroupKeys + kPadFloat;  // 36 floats
+constexpr int kProbStride = kGroupKeys + kPadHalf;    // 40 halves
 
 static_assert(kBlockQ == kBlockK, "the causal tile skip below assumes square tiles");
 
 // The layout of the dynamic shared memory, for head dimension D.
 template <int D>
 struct Shared {
-    static constexpr int kStride = D + kPadHalf;  // halves per row of the Q, K and V tiles
+    static constexpr int kStride = D + kPadHalf;       // halves per row of the Q, K and V tiles
+    static constexpr int kMergeStride = D + kPadFloat;  // floats per row of the merge buffer
     __half q[kBlockQ][kStride];
-    __half k[kBlockK][kStride];
-    __half v[kBlockK][kStride];
-    float scores[kWarps][kFragment][kScoreStride];  // each warp's 16 x 64 scores
+    union {
+        struct {
+            __half k[kBlockK][kStride];
+            __half v[kBlockK][kStride];
+        } tiles;  // during the walk
+        // After it, the accumulators of O of the warps of key group 1, for
+        // their partners in group 0 to merge (K and V are needed no more).
+        float merge[kRowWarps][kFragment][kMergeStride];
+    } kv;
+    float scores[kWarps][kFragment][kScoreStride];  // each warp's 16 x 32 scores
     __half probs[kWarps][kFragment][kProbStride];   // ... and probabilities
-    float row_factor[kWarps][kFragment];            // per row: alpha while streaming, 1 / l at the end
+    float row_factor[kWarps][kFragment];            // per row: alpha while streaming, then merge factors
+    float partial_max[kRowWarps][kFragment];        // key group 1's m and l per row, for the merge
+    float partial_sum[kRowWarps][kFragment];
 };
 
 // Copies rows [row0, row0 + Rows) of an N x D half matrix into a shared
@@ -161,20 +174,30 @@ __device__ __forceinline__ void store_rows(__half (*tile)[D + kPadHalf], const u
 
 using Accumulator = wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float>;
 
+// Two blocks per SM for d = 64 (at most 128 registers a thread); d = 128
+// needs more registers for its accumulators of O, and gets one.
 template <int D>
-__global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half* Q, const __half* K,
+__global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_kernel(const __half* Q, const __half* K,
                                                                     const __half* V, __half* O, float* L, int N,
                                                                     bool causal, float scale_log2) {
     extern __shared__ __align__(128) unsigned char shared_bytes[];
     Shared<D>& sh = *reinterpret_cast<Shared<D>*>(shared_bytes);
     constexpr int kStride = Shared<D>::kStride;
-    constexpr int kOutFragments = D / kFragment;           // accumulator fragments across a row of O
-    constexpr int kScoreFragments = kBlockK / kFragment;   // ... across a row of the warp's scores
-    constexpr int kElements = Accumulator::num_elements;   // elements of a fragment per lane
-    constexpr int kRowHalf = kBlockK / 2;                  // columns of the scores per lane
+    constexpr int kMergeStride = Shared<D>::kMergeStride;
+    constexpr int kOutFragments = D / kFragment;             // accumulator fragments across a row of O
+    constexpr int kScoreFragments = kGroupKeys / kFragment;  // ... across a row of the warp's scores
+    constexpr int kElements = Accumulator::num_elements;     // elements of a fragment per lane
+    constexpr int kRowHalf = kGroupKeys / 2;                 // columns of the scores per lane
 
     const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
     const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+    // Warps w and w + 4 own the same 16 query rows; w takes the first 32
+    // keys of every tile, w + 4 the last 32. Twice the warps of one warp per
+    // 16 rows: a single head of 4096 tokens is only 256 bands of 16 rows,
+    // too few warps to hide the latencies of an H100 without this split.
+    const int band = warp % kRowWarps;
+    const int group = warp / kRowWarps;
+    const int group_key0 = group * kGroupKeys;
     // Causal blocks near the end of the sequence have the most tiles to walk:
     // start them first, so that the short ones fill the gaps at the end.
     const int q_tile = causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
@@ -197,11 +220,11 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     Accumulator row_of;
     wmma::load_matrix_sync(row_of, &scores[0][0], kScoreStride, wmma::mem_row_major);
 
-    // Lanes 2r and 2r + 1 own row r of the warp's 16: each takes 32 of the
-    // tile's 64 columns, and both keep the row's m and l.
+    // Lanes 2r and 2r + 1 own row r of the warp's 16: each takes 16 of its
+    // 32 columns, and both keep the row's m and l (over the warp's keys).
     [[maybe_unused]] const int row = lane / 2;
     [[maybe_unused]] const int half_row = lane % 2;
-    [[maybe_unused]] const int query = q0 + warp * kFragment + row;
+    [[maybe_unused]] const int query = q0 + band * kFragment + row;
 
     // TODO 1: the number of tiles of 64 keys to walk: ceil(N / 64), or with
     // causal only up to the diagonal tile t = q_tile (the tiles after it
@@ -212,40 +235,54 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     // o[n] (Accumulator) to 0. Each lane keeps m = -INFINITY and l = 0.
     //
     // TODO 2: for each tile t (keys from k0 = t * 64): store_rows the
-    // fetched K and V into sh.k and sh.v, __syncthreads() (every warp reads
-    // rows other threads stored), then, if there is a next tile, fetch it
-    // into next_k and next_v (its loads fly while this tile is computed).
-    // At the end of the step __syncthreads() again, before the next store.
+    // fetched K and V into sh.kv.tiles.k and .v, __syncthreads() (every
+    // warp reads rows other threads stored), then, if there is a next tile,
+    // fetch it into next_k and next_v (its loads fly while this tile is
+    // computed). At the end of the step __syncthreads() again, before the
+    // next store.
     //
-    // TODO 3: the warp's 16 x 64 scores on tensor cores: 4 Accumulators
-    // s[n] at 0; for kk = 0, 16, ... < D a matrix_a fragment (row_major)
-    // from &sh.q[warp * 16][kk], and for each n a matrix_b fragment read
-    // col_major from &sh.k[n * 16][kk] (that is Kᵀ), both with ldm kStride,
-    // mma_sync into s[n]. Store s[n] at &scores[0][n * 16], ldm
-    // kScoreStride, mem_row_major. __syncwarp().
+    // TODO 3: the warp's 16 x 32 scores on tensor cores (rows of its band,
+    // keys group_key0 .. group_key0 + 31 of the tile): 2 Accumulators s[n]
+    // at 0; for kk = 0, 16, ... < D a matrix_a fragment (row_major) from
+    // &sh.q[band * 16][kk], and for each n a matrix_b fragment read
+    // col_major from &sh.kv.tiles.k[group_key0 + n * 16][kk] (that is Kᵀ),
+    // both with ldm kStride, mma_sync into s[n]. Store s[n] at
+    // &scores[0][n * 16], ldm kScoreStride, mem_row_major. __syncwarp().
     //
-    // TODO 4: the online softmax. The lane reads its 32 scores
-    // scores[row][c] for c from half_row * 32 on, times scale_log2; a key
-    // k0 + c >= N, or with causal > query, becomes -INFINITY. The row's
-    // maximum (combine the two lanes with __shfl_xor_sync(..., 1)),
-    // m_new = max(m, tile max), alpha = exp2f(m - m_new); p = exp2f(x - m_new)
+    // TODO 4: the online softmax. The lane reads its 16 scores
+    // scores[row][c] for c from half_row * 16 on, times scale_log2; its key
+    // is k0 + group_key0 + c, and a key >= N, or with causal > query, becomes
+    // -INFINITY. The row's maximum (combine the two lanes with
+    // __shfl_xor_sync(..., 1)), m_new = max(m, tile max); a warp may see no
+    // key of a row in a tile, so use m_safe = (m_new == -INFINITY ? 0 :
+    // m_new) below; alpha = exp2f(m - m_safe); p = exp2f(x - m_safe)
     // rounded to half and stored at probs[row][c]; the row's sum of the
     // rounded p (both lanes again), l = l * alpha + sum, m = m_new; one lane
     // of the two stores alpha at row_factor[row]. __syncwarp().
     //
     // TODO 5: O = diag(alpha)·O + P·V: multiply each element o[n].x[e] by
     // row_factor[row_of.x[e]] (the row of that element, see above), then for
-    // kk = 0, 16, 32, 48 load P from &probs[0][kk] (matrix_a, row_major, ldm
+    // kk = 0, 16 load P from &probs[0][kk] (matrix_a, row_major, ldm
     // kProbStride) and for each n mma_sync it with V from
-    // &sh.v[kk][n * 16] (matrix_b, row_major, ldm kStride) into o[n].
+    // &sh.kv.tiles.v[group_key0 + kk][n * 16] (matrix_b, row_major, ldm
+    // kStride) into o[n].
     //
-    // TODO 6: after the walk, divide O by l (row_factor[row] = 1 / l, the
-    // same rescale), store the fragments 4 at a time into the scratch
-    // (columns n * 16), __syncwarp(), and let each lane write its 32 values
-    // of row `query`, columns g * 16 + half_row * 32 on, as halves, only
-    // where query < N (pack_halves and uint4 stores, or one half at a time),
-    // and __syncwarp() before the next 4. L[query] = (m + log2f(l)) * kLn2,
-    // for query < N, by one lane of the two.
+    // TODO 6: the merge. Warps of group 1 store their o[n] at
+    // &sh.kv.merge[band][0][n * 16] (ldm kMergeStride) and their m and l at
+    // sh.partial_max[band][row] and sh.partial_sum[band][row];
+    // __syncthreads(); then they are done (return). Group 0: m_all =
+    // max(m, partner's m), own = exp2f(m - m_all), other = exp2f(m_other -
+    // m_all), l_all = l * own + l_other * other, and each element of O
+    // becomes (own * o + other * partner's o) / l_all, row by row (load the
+    // partner's fragments from the merge buffer; the factors per row through
+    // row_factor and sh.row_factor[warp + kRowWarps], as for alpha).
+    //
+    // TODO 7: the output, by group 0: after a __syncwarp(), store the
+    // merged o[n] to the merge buffer (where the partner's were),
+    // __syncwarp(), and let each lane write half of row `query` (d / 2
+    // values from column half_row * d / 2) as halves, only where query < N
+    // (pack_halves and uint4 stores, or one half at a time), and
+    // L[query] = (m_all + log2f(l_all)) * kLn2 by one lane of the two.
     (void)Q;
     (void)K;
     (void)V;
@@ -261,12 +298,14 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const __half*
     (void)kScoreFragments;
     (void)kElements;
     (void)kRowHalf;
+    (void)kMergeStride;
+    (void)group_key0;
 }
 
 template <int D>
 void launch_flash(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal,
                   float scale_log2) {
-    // More than 48 KiB of shared memory (53 KiB for d = 64, 77 KiB for 128):
+    // More than 48 KiB of shared memory (56 KiB for d = 64, 80 KiB for 128):
     // dynamic, and the kernel must opt in, once.
     constexpr int kBytes = static_cast<int>(sizeof(Shared<D>));
     static const bool opted_in = [] {
