@@ -73,19 +73,21 @@ void attention_simple(const __half* Q, const __half* K, const __half* V, __half*
 /// V in shared memory, scores and products on tensor cores, the online
 /// softmax across tiles of keys, O and L written once, nothing N x N stored.
 ///
-/// The reference: blocks of 4 warps own 64 query rows (16 per warp) and keep
-/// their tile of Q in shared memory. They walk over the keys 64 at a time:
-/// the block copies the tile of K and of V into padded shared memory (16-byte
-/// loads, zeros past row N; the next tile's loads are issued into registers
-/// while the current one is computed), each warp computes its 16 x 64 scores
-/// S = Q·Kᵀ with wmma into float fragments and stores them to its own
-/// shared scratch, its lanes run the online softmax on the 16 rows (running
-/// maximum m, sum l, factor alpha = exp(m_old - m_new), keys past N or
-/// above the diagonal set to -inf) and store the probabilities P as halves,
-/// and the warp rescales its 16 x d accumulator of O (float fragments kept
-/// in registers) by alpha row by row before adding P·V. With `causal`, the
+/// The reference: blocks of 8 warps own 64 query rows and keep their tile of
+/// Q in shared memory; each band of 16 rows belongs to two warps, one per
+/// half of every tile of keys. The block walks over the keys 64 at a time: it
+/// copies the tile of K and of V into padded shared memory (16-byte loads,
+/// zeros past row N; the next tile's loads are issued into registers while
+/// the current one is computed), each warp computes its 16 x 32 scores
+/// S = Q·Kᵀ with wmma into float fragments and stores them to its own shared
+/// scratch, its lanes run the online softmax on the 16 rows (running maximum
+/// m, sum l, factor alpha = exp(m_old - m_new), keys past N or above the
+/// diagonal set to -inf) and store the probabilities P as halves, and the
+/// warp rescales its 16 x d accumulator of O (float fragments kept in
+/// registers) by alpha row by row before adding P·V. With `causal`, the
 /// tiles of keys wholly above the diagonal are skipped and only the diagonal
-/// tile is masked. At the end O = O / l, rounded to half, and L = m + ln l.
+/// tile is masked. At the end the two warps of a band merge their (m, l, O)
+/// through shared memory, O = O / l is rounded to half, and L = m + ln l.
 ///
 /// @param Q device pointer to N * d halves: the queries, row-major (may be null when N = 0).
 /// @param K device pointer to N * d halves: the keys, row-major (may be null when N = 0).
