@@ -133,7 +133,7 @@ __device__ __forceinline__ void load_rows(__half (*tile)[D + kPadHalf], const __
 // A tile of 64 rows of K or V is 64 * D / 8 chunks of 16 bytes: 4 per
 // thread for d = 64, 8 for d = 128.
 template <int D>
-constexpr int kChunksPerThread = kBlockK * D / kVector / kThreads;
+[[maybe_unused]] constexpr int kChunksPerThread = kBlockK * D / kVector / kThreads;
 
 // Reads this thread's chunks of rows [row0, row0 + 64) of an N x D matrix
 // into registers; rows past N read as zeros. Zeros matter for V: a masked
