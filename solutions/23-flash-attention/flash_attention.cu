@@ -1,0 +1,481 @@
+// Lesson 23 reference: FlashAttention's forward pass, O = softmax(Q·Kᵀ/√d)·V
+// for one head, without storing the N x N scores.
+//
+// Two kernels. attention_simple_kernel gives each thread one query row and
+// walks over the keys one by one with the online softmax of lesson 20, in
+// float, reading K and V from global memory: short, correct and slow.
+// flash_attention_kernel is the real thing: a block of 8 warps keeps 64 rows
+// of Q in shared memory and streams tiles of 64 keys past them, the next
+// tile's loads in flight while the current one is computed; each band of 16
+// rows belongs to two warps, one per half of every tile, whose states merge
+// at the end. Scores and products run on tensor cores (wmma), the softmax
+// is online across tiles, and only O and the row's log-sum-exp L ever
+// reach global memory.
+#include <flash_attention.hpp>
+
+#include <course/cuda_check.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+namespace lesson23 {
+
+namespace {
+
+namespace wmma = nvcuda::wmma;
+
+constexpr int kWarpSize = 32;
+constexpr float kLog2e = 1.4426950408889634f;  // log2(e): exp(x) = exp2(x * log2(e))
+constexpr float kLn2 = 0.6931471805599453f;
+
+void check_arguments(const char* function, int N, int d) {
+    if (N < 0) throw std::invalid_argument(std::string(function) + ": N must be >= 0, got " + std::to_string(N));
+    if (d != 64 && d != 128) {
+        throw std::invalid_argument(std::string(function) + ": d must be 64 or 128, got " + std::to_string(d));
+    }
+}
+
+// ---------------------------------------------------------------- one thread per query row
+
+constexpr int kSimpleThreads = 128;
+
+template <int D>
+__global__ void attention_simple_kernel(const __half* Q, const __half* K, const __half* V, __half* O, float* L,
+                                        int N, bool causal, float scale_log2) {
+    const int i = static_cast<int>(blockIdx.x) * kSimpleThreads + static_cast<int>(threadIdx.x);
+    if (i >= N) return;
+    float q[D], acc[D];
+    for (int c = 0; c < D; ++c) {
+        // The scale, and log2(e) so that exp2f can replace expf, folded into q once.
+        q[c] = __half2float(Q[static_cast<std::size_t>(i) * D + c]) * scale_log2;
+        acc[c] = 0.0f;
+    }
+    float m = -INFINITY, l = 0.0f;  // running maximum (log2 units) and running sum of exp2(s - m)
+    const int keys = causal ? i + 1 : N;
+    for (int j = 0; j < keys; ++j) {
+        const __half* k = K + static_cast<std::size_t>(j) * D;
+        float s = 0.0f;
+        for (int c = 0; c < D; ++c) s += q[c] * __half2float(k[c]);
+        const float m_new = fmaxf(m, s);
+        // alpha rescales everything summed so far to the new maximum (0 on the first key).
+        const float alpha = exp2f(m - m_new);
+        const float p = exp2f(s - m_new);
+        l = l * alpha + p;
+        const __half* v = V + static_cast<std::size_t>(j) * D;
+        for (int c = 0; c < D; ++c) acc[c] = acc[c] * alpha + p * __half2float(v[c]);
+        m = m_new;
+    }
+    const float inv_l = 1.0f / l;
+    for (int c = 0; c < D; ++c) O[static_cast<std::size_t>(i) * D + c] = __float2half_rn(acc[c] * inv_l);
+    L[i] = (m + log2f(l)) * kLn2;
+}
+
+// ---------------------------------------------------------------- FlashAttention: tiles on tensor cores
+
+constexpr int kFragment = 16;                       // wmma's 16 x 16 x 16
+constexpr int kRowWarps = 4;                        // bands of 16 query rows per block ...
+constexpr int kKeyGroups = 2;                       // ... each shared by 2 warps, one per half of a key tile
+constexpr int kWarps = kRowWarps * kKeyGroups;      // 8
+constexpr int kThreads = kWarps * kWarpSize;        // 256
+constexpr int kBlockQ = kRowWarps * kFragment;      // 64 query rows per block
+constexpr int kBlockK = 64;                         // keys per tile
+constexpr int kGroupKeys = kBlockK / kKeyGroups;    // 32 keys of each tile per warp
+constexpr int kVector = 8;                          // halves per 16-byte load
+// Rows of half tiles padded by 8 halves (16 bytes), rows of the float
+// scratch by 4 floats: rows then start in different banks, and every 16th
+// row stays 32-byte aligned, as a fragment's first element must be.
+constexpr int kPadHalf = 8;
+constexpr int kPadFloat = 4;
+constexpr int kScoreStride = kGroupKeys + kPadFloat;  // 36 floats
+constexpr int kProbStride = kGroupKeys + kPadHalf;    // 40 halves
+
+static_assert(kBlockQ == kBlockK, "the causal tile skip below assumes square tiles");
+
+// The layout of the dynamic shared memory, for head dimension D.
+template <int D>
+struct Shared {
+    static constexpr int kStride = D + kPadHalf;       // halves per row of the Q, K and V tiles
+    static constexpr int kMergeStride = D + kPadFloat;  // floats per row of the merge buffer
+    __half q[kBlockQ][kStride];
+    union {
+        struct {
+            __half k[kBlockK][kStride];
+            __half v[kBlockK][kStride];
+        } tiles;  // during the walk
+        // After it, the accumulators of O of the warps of key group 1, for
+        // their partners in group 0 to merge (K and V are needed no more).
+        float merge[kRowWarps][kFragment][kMergeStride];
+    } kv;
+    float scores[kWarps][kFragment][kScoreStride];  // each warp's 16 x 32 scores
+    __half probs[kWarps][kFragment][kProbStride];   // ... and probabilities
+    float row_factor[kWarps][kFragment];            // per row: alpha while streaming, then merge factors
+    float partial_max[kRowWarps][kFragment];        // key group 1's m and l per row, for the merge
+    float partial_sum[kRowWarps][kFragment];
+};
+
+// Copies rows [row0, row0 + Rows) of an N x D half matrix into a shared
+// tile, 16 bytes at a time; rows past N become zeros (the tile of Q).
+template <int Rows, int D>
+__device__ __forceinline__ void load_rows(__half (*tile)[D + kPadHalf], const __half* src, int N, int row0) {
+    constexpr int kChunksPerRow = D / kVector;
+    for (int chunk = static_cast<int>(threadIdx.x); chunk < Rows * kChunksPerRow; chunk += kThreads) {
+        const int r = chunk / kChunksPerRow;
+        const int c = chunk % kChunksPerRow * kVector;
+        uint4 value = make_uint4(0u, 0u, 0u, 0u);
+        if (row0 + r < N) value = *reinterpret_cast<const uint4*>(src + static_cast<std::size_t>(row0 + r) * D + c);
+        __half* dst = &tile[r][c];
+        *reinterpret_cast<uint4*>(dst) = value;
+    }
+}
+
+// A tile of 64 rows of K or V is 64 * D / 8 chunks of 16 bytes: 4 per
+// thread for d = 64, 8 for d = 128.
+template <int D>
+constexpr int kChunksPerThread = kBlockK * D / kVector / kThreads;
+
+// Reads this thread's chunks of rows [row0, row0 + 64) of an N x D matrix
+// into registers; rows past N read as zeros. Zeros matter for V: a masked
+// key's probability is 0, and 0 times a NaN left in shared memory is NaN.
+// Nothing waits for these loads until store_rows() uses them: issued before
+// a tile is computed, they arrive while it is.
+template <int D>
+__device__ __forceinline__ void fetch_rows(uint4 (&chunks)[kChunksPerThread<D>], const __half* src, int N,
+                                           int row0) {
+    constexpr int kChunksPerRow = D / kVector;
+#pragma unroll
+    for (int i = 0; i < kChunksPerThread<D>; ++i) {
+        const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
+        const int r = chunk / kChunksPerRow;
+        const int c = chunk % kChunksPerRow * kVector;
+        chunks[i] = make_uint4(0u, 0u, 0u, 0u);
+        if (row0 + r < N) chunks[i] = *reinterpret_cast<const uint4*>(src + static_cast<std::size_t>(row0 + r) * D + c);
+    }
+}
+
+// Stores what fetch_rows() read into the shared tile, at the same places.
+template <int D>
+__device__ __forceinline__ void store_rows(__half (*tile)[D + kPadHalf], const uint4 (&chunks)[kChunksPerThread<D>]) {
+    constexpr int kChunksPerRow = D / kVector;
+#pragma unroll
+    for (int i = 0; i < kChunksPerThread<D>; ++i) {
+        const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
+        __half* dst = &tile[chunk / kChunksPerRow][chunk % kChunksPerRow * kVector];
+        *reinterpret_cast<uint4*>(dst) = chunks[i];
+    }
+}
+
+// Two halves side by side in 32 bits (the first in the low 16 bits, as in
+// memory): 8 halves then go out in one 16-byte store.
+__device__ __forceinline__ unsigned pack_halves(__half first, __half second) {
+    return static_cast<unsigned>(__half_as_ushort(first)) | static_cast<unsigned>(__half_as_ushort(second)) << 16;
+}
+
+using Accumulator = wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float>;
+
+// Two blocks per SM for d = 64 (at most 128 registers a thread); d = 128
+// needs more registers for its accumulators of O, and gets one.
+template <int D>
+__global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_kernel(const __half* Q, const __half* K,
+                                                                    const __half* V, __half* O, float* L, int N,
+                                                                    bool causal, float scale_log2) {
+    extern __shared__ __align__(128) unsigned char shared_bytes[];
+    Shared<D>& sh = *reinterpret_cast<Shared<D>*>(shared_bytes);
+    constexpr int kStride = Shared<D>::kStride;
+    constexpr int kMergeStride = Shared<D>::kMergeStride;
+    constexpr int kOutFragments = D / kFragment;             // accumulator fragments across a row of O
+    constexpr int kScoreFragments = kGroupKeys / kFragment;  // ... across a row of the warp's scores
+    constexpr int kElements = Accumulator::num_elements;     // elements of a fragment per lane
+    constexpr int kRowHalf = kGroupKeys / 2;                 // columns of the scores per lane
+
+    const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+    const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+    // Warps w and w + 4 own the same 16 query rows; w takes the first 32
+    // keys of every tile, w + 4 the last 32. Twice the warps of one warp per
+    // 16 rows: a single head of 4096 tokens is only 256 bands of 16 rows,
+    // too few warps to hide the latencies of an H100 without this split.
+    const int band = warp % kRowWarps;
+    const int group = warp / kRowWarps;
+    const int group_key0 = group * kGroupKeys;
+    // Causal blocks near the end of the sequence have the most tiles to walk:
+    // start them first, so that the short ones fill the gaps at the end.
+    const int q_tile = causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+    const int q0 = q_tile * kBlockQ;
+
+    float(*scores)[kScoreStride] = sh.scores[warp];
+    __half(*probs)[kProbStride] = sh.probs[warp];
+    float* row_factor = sh.row_factor[warp];
+
+    // Where each accumulator element sits is the hardware's secret (it
+    // differs between GPUs, and on the emulator), but it is the same for
+    // every accumulator fragment of this type: load a 16 x 16 matrix whose
+    // every element holds its row number, and each lane learns the row of
+    // each of its elements. That is what lets O stay in registers and still
+    // be rescaled row by row.
+    for (int e = lane; e < kFragment * kFragment; e += kWarpSize) {
+        scores[e / kFragment][e % kFragment] = static_cast<float>(e / kFragment);
+    }
+    __syncwarp();
+    Accumulator row_of;
+    wmma::load_matrix_sync(row_of, &scores[0][0], kScoreStride, wmma::mem_row_major);
+
+    const int key_tiles = (N + kBlockK - 1) / kBlockK;
+    // With causal, tile t holds keys from t * 64 on: those past the block's
+    // last query row (q0 + 63) see nobody, so the walk stops at the diagonal
+    // tile, t = q_tile, which is the only one that needs masking.
+    const int tiles = causal ? min(key_tiles, q_tile + 1) : key_tiles;
+
+    // The tile of Q, and the first tiles of K and V on their way.
+    load_rows<kBlockQ, D>(sh.q, Q, N, q0);
+    uint4 next_k[kChunksPerThread<D>], next_v[kChunksPerThread<D>];
+    fetch_rows<D>(next_k, K, N, 0);
+    fetch_rows<D>(next_v, V, N, 0);
+
+    Accumulator o[kOutFragments];
+#pragma unroll
+    for (int n = 0; n < kOutFragments; ++n) wmma::fill_fragment(o[n], 0.0f);
+
+    // Lanes 2r and 2r + 1 own row r of the warp's 16: each takes 16 of its
+    // 32 columns, and both keep the row's m and l (over the warp's keys).
+    const int row = lane / 2;
+    const int half_row = lane % 2;
+    const int query = q0 + band * kFragment + row;
+    float m = -INFINITY;  // running maximum of the scaled scores, in log2 units
+    float l = 0.0f;       // running sum of exp2(s - m)
+
+    for (int t = 0; t < tiles; ++t) {
+        const int k0 = t * kBlockK;
+        store_rows<D>(sh.kv.tiles.k, next_k);
+        store_rows<D>(sh.kv.tiles.v, next_v);
+        // Each warp reads rows of Q, K and V other threads stored.
+        __syncthreads();
+        // The next tiles: their loads are in flight while this one is computed.
+        if (t + 1 < tiles) {
+            fetch_rows<D>(next_k, K, N, k0 + kBlockK);
+            fetch_rows<D>(next_v, V, N, k0 + kBlockK);
+        }
+
+        // S = Q·Kᵀ for the warp's 16 rows and 32 keys: Kᵀ is K read
+        // column-major, so the tile of K serves as matrix_b with no transpose
+        // in memory. Each fragment of Q serves both fragments of scores.
+        Accumulator s[kScoreFragments];
+#pragma unroll
+        for (int n = 0; n < kScoreFragments; ++n) wmma::fill_fragment(s[n], 0.0f);
+#pragma unroll
+        for (int kk = 0; kk < D; kk += kFragment) {
+            wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> a;
+            wmma::load_matrix_sync(a, &sh.q[band * kFragment][kk], kStride);
+#pragma unroll
+            for (int n = 0; n < kScoreFragments; ++n) {
+                wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::col_major> b;
+                wmma::load_matrix_sync(b, &sh.kv.tiles.k[group_key0 + n * kFragment][kk], kStride);
+                wmma::mma_sync(s[n], a, b, s[n]);
+            }
+        }
+#pragma unroll
+        for (int n = 0; n < kScoreFragments; ++n) {
+            wmma::store_matrix_sync(&scores[0][n * kFragment], s[n], kScoreStride, wmma::mem_row_major);
+        }
+        __syncwarp();
+
+        // The online softmax on the tile: each lane's 16 scores of its row,
+        // read 4 at a time into registers.
+        const int c0 = half_row * kRowHalf;
+        const bool masked_tile = k0 + kBlockK > N || (causal && t == q_tile);
+        float x[kRowHalf];
+        float tile_max = -INFINITY;
+#pragma unroll
+        for (int c = 0; c < kRowHalf; c += 4) {
+            const float* from = &scores[row][c0 + c];
+            const float4 four = *reinterpret_cast<const float4*>(from);
+            x[c] = four.x * scale_log2;
+            x[c + 1] = four.y * scale_log2;
+            x[c + 2] = four.z * scale_log2;
+            x[c + 3] = four.w * scale_log2;
+        }
+#pragma unroll
+        for (int c = 0; c < kRowHalf; ++c) {
+            const int key = k0 + group_key0 + c0 + c;
+            if (masked_tile && (key >= N || (causal && key > query))) x[c] = -INFINITY;
+            tile_max = fmaxf(tile_max, x[c]);
+        }
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+        const float m_new = fmaxf(m, tile_max);
+        // A warp may see no key of a row in a tile (its 32 keys all past N,
+        // or above the diagonal), even in every tile; exp2(-inf - (-inf))
+        // would be NaN, so such a row keeps m = -inf and adds nothing.
+        const float m_safe = m_new == -INFINITY ? 0.0f : m_new;
+        const float alpha = exp2f(m - m_safe);
+        float sum = 0.0f;
+#pragma unroll
+        for (int c = 0; c < kRowHalf; c += kVector) {
+            __half p[kVector];
+#pragma unroll
+            for (int e = 0; e < kVector; ++e) {
+                p[e] = __float2half_rn(exp2f(x[c + e] - m_safe));
+                // l sums the probabilities as P·V will use them, rounded to
+                // half: O / l is then a true weighted average of rows of V.
+                sum += __half2float(p[e]);
+            }
+            __half* to = &probs[row][c0 + c];
+            *reinterpret_cast<uint4*>(to) = make_uint4(pack_halves(p[0], p[1]), pack_halves(p[2], p[3]),
+                                                       pack_halves(p[4], p[5]), pack_halves(p[6], p[7]));
+        }
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        l = l * alpha + sum;
+        m = m_new;
+        if (half_row == 0) row_factor[row] = alpha;
+        __syncwarp();
+
+        // O = diag(alpha)·O + P·V: rescale each element by its row's alpha
+        // (the same kElements rows for every fragment: looked up once), then
+        // add this tile's products.
+        float factor[kElements];
+#pragma unroll
+        for (int e = 0; e < kElements; ++e) factor[e] = row_factor[static_cast<int>(row_of.x[e])];
+#pragma unroll
+        for (int n = 0; n < kOutFragments; ++n) {
+#pragma unroll
+            for (int e = 0; e < kElements; ++e) o[n].x[e] *= factor[e];
+        }
+        // This loop is not unrolled: unrolled, the compiler loads the
+        // fragments of V for both steps ahead of their products and, at
+        // d = 128, runs out of registers with O and the next tiles also held.
+#pragma unroll 1
+        for (int kk = 0; kk < kGroupKeys; kk += kFragment) {
+            wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, __half, wmma::row_major> p;
+            wmma::load_matrix_sync(p, &probs[0][kk], kProbStride);
+#pragma unroll
+            for (int n = 0; n < kOutFragments; ++n) {
+                wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, __half, wmma::row_major> v;
+                wmma::load_matrix_sync(v, &sh.kv.tiles.v[group_key0 + kk][n * kFragment], kStride);
+                wmma::mma_sync(o[n], p, v, o[n]);
+            }
+        }
+        // No warp may overwrite K and V with the next tile's while another
+        // still multiplies this one (nor the scratch while its lanes read it).
+        __syncthreads();
+    }
+
+    // The merge: each band's two warps hold (m, l, O) over their halves of
+    // the keys. Key group 1 hands its state over through shared memory (K and
+    // V's space, free now); group 0 combines them as lesson 20 merges two
+    // online-softmax states: both rescaled to the larger maximum.
+    float(*merge)[kMergeStride] = sh.kv.merge[band];
+    if (group == 1) {
+#pragma unroll
+        for (int n = 0; n < kOutFragments; ++n) {
+            wmma::store_matrix_sync(&merge[0][n * kFragment], o[n], kMergeStride, wmma::mem_row_major);
+        }
+        if (half_row == 0) {
+            sh.partial_max[band][row] = m;
+            sh.partial_sum[band][row] = l;
+        }
+    }
+    // Group 0 reads what group 1 stored.
+    __syncthreads();
+    if (group == 1) return;  // no barrier follows: the partners finish alone
+
+    // Group 0 sees key 0 (in its half of tile 0), which every query sees:
+    // its m is finite, and so is the merged maximum.
+    const float m_other = sh.partial_max[band][row];
+    const float l_other = sh.partial_sum[band][row];
+    const float m_all = fmaxf(m, m_other);
+    const float own = exp2f(m - m_all);
+    const float other = exp2f(m_other - m_all);
+    const float l_all = l * own + l_other * other;
+    // O = (own · O_0 + other · O_1) / l, each factor per row.
+    if (half_row == 0) {
+        row_factor[row] = own / l_all;
+        sh.row_factor[warp + kRowWarps][row] = other / l_all;
+    }
+    __syncwarp();
+    float own_factor[kElements], other_factor[kElements];
+#pragma unroll
+    for (int e = 0; e < kElements; ++e) {
+        own_factor[e] = row_factor[static_cast<int>(row_of.x[e])];
+        other_factor[e] = sh.row_factor[warp + kRowWarps][static_cast<int>(row_of.x[e])];
+    }
+#pragma unroll
+    for (int n = 0; n < kOutFragments; ++n) {
+        Accumulator theirs;
+        wmma::load_matrix_sync(theirs, &merge[0][n * kFragment], kMergeStride, wmma::mem_row_major);
+#pragma unroll
+        for (int e = 0; e < kElements; ++e) o[n].x[e] = o[n].x[e] * own_factor[e] + theirs.x[e] * other_factor[e];
+    }
+    // Every lane has read its partner's O before the result goes where it was.
+    __syncwarp();
+#pragma unroll
+    for (int n = 0; n < kOutFragments; ++n) {
+        wmma::store_matrix_sync(&merge[0][n * kFragment], o[n], kMergeStride, wmma::mem_row_major);
+    }
+    __syncwarp();
+    // Out as halves, rows past N left out: half a row (d / 2 values) per
+    // lane, 8 halves (16 bytes) per store. L = ln(sum_j exp(s_ij)) =
+    // (m + log2 l) ln 2.
+    if (query < N) {
+        __half* out = O + static_cast<std::size_t>(query) * D + half_row * (D / 2);
+        const float* in = &merge[row][half_row * (D / 2)];
+        for (int c = 0; c < D / 2; c += kVector) {
+            *reinterpret_cast<uint4*>(out + c) = make_uint4(
+                pack_halves(__float2half_rn(in[c]), __float2half_rn(in[c + 1])),
+                pack_halves(__float2half_rn(in[c + 2]), __float2half_rn(in[c + 3])),
+                pack_halves(__float2half_rn(in[c + 4]), __float2half_rn(in[c + 5])),
+                pack_halves(__float2half_rn(in[c + 6]), __float2half_rn(in[c + 7])));
+        }
+        if (half_row == 0) L[query] = (m_all + log2f(l_all)) * kLn2;
+    }
+}
+
+template <int D>
+void launch_flash(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal,
+                  float scale_log2) {
+    // More than 48 KiB of shared memory (56 KiB for d = 64, 80 KiB for 128):
+    // dynamic, and the kernel must opt in, once.
+    constexpr int kBytes = static_cast<int>(sizeof(Shared<D>));
+    static const bool opted_in = [] {
+        COURSE_CUDA_CHECK(
+            cudaFuncSetAttribute(flash_attention_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+        return true;
+    }();
+    (void)opted_in;
+    const int blocks = (N + kBlockQ - 1) / kBlockQ;
+    flash_attention_kernel<D><<<blocks, kThreads, kBytes>>>(Q, K, V, O, L, N, causal, scale_log2);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+// The scale 1/√d and log2(e), folded into one factor of the scores.
+float scale_log2_of(int d) { return kLog2e / std::sqrt(static_cast<float>(d)); }
+
+}  // namespace
+
+void attention_simple(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, int d,
+                      bool causal) {
+    check_arguments("attention_simple", N, d);
+    if (N == 0) return;
+    const int blocks = (N + kSimpleThreads - 1) / kSimpleThreads;
+    if (d == 64) {
+        attention_simple_kernel<64><<<blocks, kSimpleThreads>>>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+    } else {
+        attention_simple_kernel<128><<<blocks, kSimpleThreads>>>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+    }
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+void flash_attention(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, int d,
+                     bool causal) {
+    check_arguments("flash_attention", N, d);
+    if (N == 0) return;
+    if (d == 64) {
+        launch_flash<64>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+    } else {
+        launch_flash<128>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+    }
+}
+
+}  // namespace lesson23
