@@ -100,16 +100,15 @@ void histogram_bytes(const unsigned char* data, std::size_t n, unsigned int* bin
 /// @param bins   device pointer to kScoreBins counts: set to 0, then to the counts.
 void launch_score_histogram(course::LaunchShape shape, const float* scores, std::size_t n, unsigned int* bins);
 
-#ifndef __CUDACC_EMULATOR__
 /// @brief The score histogram of launch_score_histogram(), written with
-/// `thrust::for_each` and a `__device__` lambda (GPU backend only: the CPU
-/// emulator runs no Thrust, so this function and its test exist only when
-/// the course is built for a real GPU).
+/// `thrust::for_each` and a `__device__` lambda. On the CPU emulator the
+/// distribution's Thrust runs it (its CPP device system: the lambda is
+/// called for each score in turn, on the host, over the emulator's device
+/// memory).
 ///
 /// @param scores device pointer to n floats (may be null when n = 0).
 /// @param n      number of scores, below 2^32.
 /// @param bins   device pointer to kScoreBins counts: set to 0, then to the counts.
 void thrust_score_histogram(const float* scores, std::size_t n, unsigned int* bins);
-#endif
 
 }  // namespace lesson09

@@ -22,10 +22,8 @@
 #include <string>
 #include <cuda_runtime.h>
 
-#ifndef __CUDACC_EMULATOR__
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
-#endif
 
 namespace lesson09 {
 
@@ -258,7 +256,6 @@ void launch_score_histogram(course::LaunchShape shape, const float* scores, std:
     launch_shared(shape, scores, n, kScoreBins, ScoreToBin{}, bins);
 }
 
-#ifndef __CUDACC_EMULATOR__
 // The same count with Thrust: for_each calls the lambda once per score on
 // the GPU, and the lambda does one global atomic per score (Thrust has no
 // shared memory to offer a lambda). `__device__` on a lambda needs nvcc's
@@ -274,6 +271,5 @@ void thrust_score_histogram(const float* scores, std::size_t n, unsigned int* bi
     });
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
-#endif
 
 }  // namespace lesson09
