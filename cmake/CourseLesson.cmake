@@ -366,4 +366,21 @@ function(course_lesson NN slug)
       set_tests_properties("${NN}: nvcc compiles ${rel}" PROPERTIES LABELS "${key};nvcc" TIMEOUT 300)
     endforeach()
   endif()
+
+  # Each starter file is its solution with the student's part taken out by
+  # the lesson's edit, tests/NN-slug/NAME.starter (cmake/CheckStarter.cmake):
+  # the code a starter gives cannot drift from the solution's.
+  if(COURSE_CHECK_FULL)
+    foreach(src IN LISTS L_SOURCES)
+      get_filename_component(stem "${src}" NAME_WE)
+      set(name "${NN}: starter/${folder}/${src} is its solution with ${stem}.starter applied")
+      add_test(NAME "${name}"
+        COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:course_make_mutant> -DLESSON=${NN}
+                "-DSOLUTION=${CMAKE_SOURCE_DIR}/solutions/${folder}/${src}" "-DEDIT=${test_dir}/${stem}.starter"
+                "-DSTARTER=${CMAKE_SOURCE_DIR}/starter/${folder}/${src}"
+                "-DOUTPUT=${CMAKE_CURRENT_BINARY_DIR}/starters/${key}/${src}"
+                -P "${CMAKE_SOURCE_DIR}/cmake/CheckStarter.cmake")
+      set_tests_properties("${name}" PROPERTIES LABELS "${key};starter")
+    endforeach()
+  endif()
 endfunction()

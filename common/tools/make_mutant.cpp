@@ -3,6 +3,13 @@
 // gets wrong and follows the solution as the solution evolves.
 //
 //   make_mutant SOLUTION.cu EDIT.mutant OUTPUT.cu
+//   make_mutant --starter SOLUTION.cu EDIT.starter OUTPUT.cu
+//
+// The second form makes a lesson's starter, the solution with the student's
+// part taken out (tests/NN-slug/NAME.starter; `./course starter-edit NN`
+// writes it from the two files): the output is the edited solution alone,
+// with neither the description nor a "Generated from" line, since it is
+// compared byte for byte with the starter the student gets.
 //
 // The edit file holds a description (every line before the first "@@") and
 // one or more replacements:
@@ -77,8 +84,13 @@ void parse(const std::string& path, std::string& description, std::vector<Replac
 }  // namespace
 
 int main(int argc, char** argv) {
+    const bool starter = argc == 5 && std::string(argv[1]) == "--starter";
+    if (starter) {
+        ++argv;
+        --argc;
+    }
     if (argc != 4) {
-        std::cerr << "usage: make_mutant SOLUTION.cu EDIT.mutant OUTPUT.cu\n";
+        std::cerr << "usage: make_mutant [--starter] SOLUTION.cu EDIT OUTPUT.cu\n";
         return 2;
     }
     try {
@@ -97,7 +109,8 @@ int main(int argc, char** argv) {
         const std::filesystem::path output(argv[3]);
         if (output.has_parent_path()) std::filesystem::create_directories(output.parent_path());
         std::ofstream out(output, std::ios::binary);
-        out << description << "// Generated from " << argv[1] << " and " << argv[2] << "; edit those.\n" << source;
+        if (!starter) out << description << "// Generated from " << argv[1] << " and " << argv[2] << "; edit those.\n";
+        out << source;
         if (!out) throw std::runtime_error(std::string(argv[3]) + ": cannot write");
     } catch (const std::exception& e) {
         std::cerr << e.what() << "\n";
