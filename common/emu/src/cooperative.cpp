@@ -3,7 +3,7 @@
 #include "cooperative.hpp"
 
 #include "analysis_hooks.hpp"
-#include "state.hpp"
+#include "device_internal.hpp"
 
 #include <course_emu/cooperative_launch.hpp>
 

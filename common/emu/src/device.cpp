@@ -10,7 +10,7 @@
 // silently writing the neighbouring buffer. A freed allocation stays mapped,
 // inaccessible, for a while (the quarantine), so a use after free faults too.
 #include "analysis_hooks.hpp"
-#include "state.hpp"
+#include "device_internal.hpp"
 #include "streams_internal.hpp"
 
 #include <new>
@@ -393,10 +393,6 @@ AllocationMap::const_iterator allocation_just_below(const AllocationMap& m, cons
 
 std::atomic<std::size_t> g_dynamic_shared_limit{kDefaultDynamicSharedLimit};
 
-std::mutex g_fault_mutex;
-cudaError_t g_sticky = cudaSuccess;
-std::string g_fault_report;
-
 }  // namespace
 
 std::vector<std::pair<const char*, std::size_t>> live_device_allocations() {
@@ -484,46 +480,7 @@ const cudaDeviceProp& device_properties() {
     return p;
 }
 
-unsigned worker_count() {
-    static const unsigned n = [] {
-        if (const char* env = std::getenv("COURSE_EMU_WORKERS")) {
-            const long v = std::strtol(env, nullptr, 10);
-            if (v > 0) return static_cast<unsigned>(v);
-        }
-        return std::max(1u, std::thread::hardware_concurrency());
-    }();
-    return n;
-}
-
-cudaError_t sticky_error() {
-    std::lock_guard lock(g_fault_mutex);
-    return g_sticky;
-}
-
-void set_sticky_fault(cudaError_t error, std::string report) {
-    std::lock_guard lock(g_fault_mutex);
-    if (g_sticky == cudaSuccess) {
-        g_sticky = error;
-        g_fault_report = std::move(report);
-    }
-}
-
-void clear_sticky_fault() {
-    std::lock_guard lock(g_fault_mutex);
-    g_sticky = cudaSuccess;
-    g_fault_report.clear();
-}
-
 }  // namespace course_emu::detail
-
-namespace course_emu {
-
-const char* last_fault_report() {
-    std::lock_guard lock(detail::g_fault_mutex);
-    return detail::g_fault_report.c_str();
-}
-
-}  // namespace course_emu
 
 using course_emu::detail::api_result;
 

@@ -1,8 +1,14 @@
 // Error codes, their names and strings, the per-host-thread last error and the
-// sticky fault state of the emulated device.
-#include "state.hpp"
+// sticky fault state of the emulated device (errors.hpp): the bottom of the
+// runtime, calling into none of its other files.
+#include "errors.hpp"
+
+#include <course_emu/runtime_api.hpp>
 
 #include <cstdio>
+#include <mutex>
+#include <string>
+#include <utility>
 
 namespace {
 
@@ -49,6 +55,10 @@ const ErrorText* find_text(cudaError_t code) {
 
 thread_local cudaError_t t_last_error = cudaSuccess;
 
+std::mutex g_fault_mutex;
+cudaError_t g_sticky = cudaSuccess;
+std::string g_fault_report;
+
 }  // namespace
 
 const char* cudaGetErrorString(cudaError_t error) {
@@ -81,4 +91,32 @@ cudaError_t record(cudaError_t error) {
     return error;
 }
 
+cudaError_t sticky_error() {
+    std::lock_guard lock(g_fault_mutex);
+    return g_sticky;
+}
+
+void set_sticky_fault(cudaError_t error, std::string report) {
+    std::lock_guard lock(g_fault_mutex);
+    if (g_sticky == cudaSuccess) {
+        g_sticky = error;
+        g_fault_report = std::move(report);
+    }
+}
+
+void clear_sticky_fault() {
+    std::lock_guard lock(g_fault_mutex);
+    g_sticky = cudaSuccess;
+    g_fault_report.clear();
+}
+
 }  // namespace course_emu::detail
+
+namespace course_emu {
+
+const char* last_fault_report() {
+    std::lock_guard lock(g_fault_mutex);
+    return g_fault_report.c_str();
+}
+
+}  // namespace course_emu

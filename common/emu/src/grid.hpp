@@ -2,7 +2,7 @@
 // (block.cpp) and the launch code (launch.cpp) share.
 #pragma once
 
-#include "state.hpp"
+#include "device_internal.hpp"
 
 #include <atomic>
 #include <mutex>

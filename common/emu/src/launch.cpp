@@ -24,7 +24,6 @@ namespace course_emu {
 namespace detail {
 
 thread_local ThreadContext* current_thread = nullptr;
-AnalysisHooks* g_analysis_hooks = nullptr;
 
 void builtin_outside_kernel() {
     std::fprintf(stderr,
@@ -64,6 +63,19 @@ std::atomic<long long> g_time_budget_ms = [] {
 }();
 
 std::atomic<unsigned> g_workers_override{0};  // set_workers(); 0: worker_count()
+
+// Host worker threads that run blocks in parallel: COURSE_EMU_WORKERS, else
+// one per hardware thread (unless set_workers() overrides it).
+unsigned worker_count() {
+    static const unsigned n = [] {
+        if (const char* env = std::getenv("COURSE_EMU_WORKERS")) {
+            const long v = std::strtol(env, nullptr, 10);
+            if (v > 0) return static_cast<unsigned>(v);
+        }
+        return std::max(1u, std::thread::hardware_concurrency());
+    }();
+    return n;
+}
 
 std::chrono::milliseconds time_budget() { return std::chrono::milliseconds(g_time_budget_ms.load()); }
 

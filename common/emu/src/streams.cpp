@@ -26,7 +26,7 @@
 // the same bytes, one writing, with neither ordered before the other, is a
 // race, reported as the device's sticky fault with both operations named.
 #include "analysis_hooks.hpp"
-#include "state.hpp"
+#include "device_internal.hpp"
 #include "streams_internal.hpp"
 
 #include <course_emu/thread_context.hpp>

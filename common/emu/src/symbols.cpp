@@ -6,7 +6,7 @@
 // source cudaMemcpy checks is inside one device allocation.
 #include <course_emu/symbols.hpp>
 
-#include "state.hpp"
+#include "device_internal.hpp"
 
 namespace course_emu::detail {
 

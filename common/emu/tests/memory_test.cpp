@@ -1,7 +1,7 @@
 // Device memory on the emulator: guard pages around every allocation, a
 // quarantine for freed ones, the explanations the fault handler prints, and
 // the registry checks of cudaMemcpy, cudaMemset and cudaFree.
-#include "../src/state.hpp"
+#include "../src/device_internal.hpp"
 
 #include <course/catch.hpp>
 
