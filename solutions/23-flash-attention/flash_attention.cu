@@ -4,13 +4,14 @@
 // Two kernels. attention_simple_kernel gives each thread one query row and
 // walks over the keys one by one with the online softmax of lesson 20, in
 // float, reading K and V from global memory: short, correct and slow.
-// flash_attention_kernel is the real thing: a block of 8 warps keeps 64 rows
-// of Q in shared memory and streams tiles of 64 keys past them, the next
+// flash_attention_kernel is the real thing: a block keeps 32 or 64 rows of
+// Q in shared memory and streams tiles of 64 keys past them, the next
 // tile's loads in flight while the current one is computed; each band of 16
-// rows belongs to two warps, one per half of every tile, whose states merge
-// at the end. Scores and products run on tensor cores (wmma), the softmax
-// is online across tiles, and only O and the row's log-sum-exp L ever
-// reach global memory.
+// rows belongs to 2 or 4 warps (key groups), each taking its share of every
+// tile, whose states merge at the end. Scores and products run on tensor
+// cores (wmma), the softmax is online across tiles, and only O and the
+// row's log-sum-exp L ever reach global memory. The shape of a block is a
+// template parameter; flash_attention() picks one from N and the SM count.
 #include <flash_attention.hpp>
 
 #include <course/cuda_check.hpp>
@@ -78,53 +79,64 @@ __global__ void attention_simple_kernel(const __half* Q, const __half* K, const 
 
 // ---------------------------------------------------------------- FlashAttention: tiles on tensor cores
 
-constexpr int kFragment = 16;                       // wmma's 16 x 16 x 16
-constexpr int kRowWarps = 4;                        // bands of 16 query rows per block ...
-constexpr int kKeyGroups = 2;                       // ... each shared by 2 warps, one per half of a key tile
-constexpr int kWarps = kRowWarps * kKeyGroups;      // 8
-constexpr int kThreads = kWarps * kWarpSize;        // 256
-constexpr int kBlockQ = kRowWarps * kFragment;      // 64 query rows per block
-constexpr int kBlockK = 64;                         // keys per tile
-constexpr int kGroupKeys = kBlockK / kKeyGroups;    // 32 keys of each tile per warp
-constexpr int kVector = 8;                          // halves per 16-byte load
+constexpr int kFragment = 16;  // wmma's 16 x 16 x 16
+constexpr int kBlockK = 64;    // keys per tile, whatever the shape
+constexpr int kVector = 8;     // halves per 16-byte load
 // Rows of half tiles padded by 8 halves (16 bytes), rows of the float
 // scratch by 4 floats: rows then start in different banks, and every 16th
 // row stays 32-byte aligned, as a fragment's first element must be.
 constexpr int kPadHalf = 8;
 constexpr int kPadFloat = 4;
-constexpr int kScoreStride = kGroupKeys + kPadFloat;  // 36 floats
-constexpr int kProbStride = kGroupKeys + kPadHalf;    // 40 halves
 
-static_assert(kBlockQ == kBlockK, "the causal tile skip below assumes square tiles");
+// The parallel shape of a block: RowWarps bands of 16 query rows (2 or 4:
+// 32 or 64 rows per block), each band shared by KeyGroups warps (2 or 4),
+// warp g of a band taking keys [g * 64 / KeyGroups, (g + 1) * 64 / KeyGroups)
+// of every tile of 64 keys. The tiles of keys stay 64 long for every shape,
+// so a block of 32 query rows is not square: the causal skip and mask below
+// compare key and query positions, not tile numbers.
+template <int RowWarps, int KeyGroups>
+struct Shape {
+    static_assert(RowWarps == 2 || RowWarps == 4, "2 or 4 bands of 16 query rows per block");
+    static_assert(KeyGroups == 2 || KeyGroups == 4, "2 or 4 key groups per band");
+    static constexpr int kRowWarps = RowWarps;
+    static constexpr int kKeyGroups = KeyGroups;
+    static constexpr int kWarps = kRowWarps * kKeyGroups;            // 4 to 16
+    static constexpr int kThreads = kWarps * kWarpSize;              // 128 to 512
+    static constexpr int kBlockQ = kRowWarps * kFragment;            // 32 or 64 query rows per block
+    static constexpr int kGroupKeys = kBlockK / kKeyGroups;          // 32 or 16 keys of each tile per warp
+    static constexpr int kScoreStride = kGroupKeys + kPadFloat;      // 36 or 20 floats
+    static constexpr int kProbStride = kGroupKeys + kPadHalf;        // 40 or 24 halves
+};
 
-// The layout of the dynamic shared memory, for head dimension D.
-template <int D>
+// The layout of the dynamic shared memory, for head dimension D and shape S.
+template <int D, class S>
 struct Shared {
     static constexpr int kStride = D + kPadHalf;       // halves per row of the Q, K and V tiles
     static constexpr int kMergeStride = D + kPadFloat;  // floats per row of the merge buffer
-    __half q[kBlockQ][kStride];
+    __half q[S::kBlockQ][kStride];
     union {
         struct {
             __half k[kBlockK][kStride];
             __half v[kBlockK][kStride];
         } tiles;  // during the walk
-        // After it, the accumulators of O of the warps of key group 1, for
-        // their partners in group 0 to merge (K and V are needed no more).
-        float merge[kRowWarps][kFragment][kMergeStride];
+        // After it, the accumulators of O of one key group's warps at a
+        // time, for their partners in group 0 to merge (K and V are needed
+        // no more).
+        float merge[S::kRowWarps][kFragment][kMergeStride];
     } kv;
-    float scores[kWarps][kFragment][kScoreStride];  // each warp's 16 x 32 scores
-    __half probs[kWarps][kFragment][kProbStride];   // ... and probabilities
-    float row_factor[kWarps][kFragment];            // per row: alpha while streaming, then merge factors
-    float partial_max[kRowWarps][kFragment];        // key group 1's m and l per row, for the merge
-    float partial_sum[kRowWarps][kFragment];
+    float scores[S::kWarps][kFragment][S::kScoreStride];  // each warp's 16 x 32 (or 16 x 16) scores
+    __half probs[S::kWarps][kFragment][S::kProbStride];   // ... and probabilities
+    float row_factor[S::kWarps][kFragment];               // per row: alpha while streaming, then merge factors
+    float partial_max[S::kRowWarps][kFragment];           // one key group's m and l per row, for the merge
+    float partial_sum[S::kRowWarps][kFragment];
 };
 
 // Copies rows [row0, row0 + Rows) of an N x D half matrix into a shared
 // tile, 16 bytes at a time; rows past N become zeros (the tile of Q).
-template <int Rows, int D>
+template <int Rows, int D, int Threads>
 __device__ __forceinline__ void load_rows(__half (*tile)[D + kPadHalf], const __half* src, int N, int row0) {
     constexpr int kChunksPerRow = D / kVector;
-    for (int chunk = static_cast<int>(threadIdx.x); chunk < Rows * kChunksPerRow; chunk += kThreads) {
+    for (int chunk = static_cast<int>(threadIdx.x); chunk < Rows * kChunksPerRow; chunk += Threads) {
         const int r = chunk / kChunksPerRow;
         const int c = chunk % kChunksPerRow * kVector;
         uint4 value = make_uint4(0u, 0u, 0u, 0u);
@@ -134,23 +146,23 @@ __device__ __forceinline__ void load_rows(__half (*tile)[D + kPadHalf], const __
     }
 }
 
-// A tile of 64 rows of K or V is 64 * D / 8 chunks of 16 bytes: 4 per
-// thread for d = 64, 8 for d = 128.
-template <int D>
-constexpr int kChunksPerThread = kBlockK * D / kVector / kThreads;
+// A tile of 64 rows of K or V is 64 * D / 8 chunks of 16 bytes: 2 per
+// thread of a block of 256 for d = 64, 4 for d = 128.
+template <int D, int Threads>
+constexpr int kChunksPerThread = kBlockK * D / kVector / Threads;
 
 // Reads this thread's chunks of rows [row0, row0 + 64) of an N x D matrix
 // into registers; rows past N read as zeros. Zeros matter for V: a masked
 // key's probability is 0, and 0 times a NaN left in shared memory is NaN.
 // Nothing waits for these loads until store_rows() uses them: issued before
 // a tile is computed, they arrive while it is.
-template <int D>
-__device__ __forceinline__ void fetch_rows(uint4 (&chunks)[kChunksPerThread<D>], const __half* src, int N,
+template <int D, int Threads>
+__device__ __forceinline__ void fetch_rows(uint4 (&chunks)[kChunksPerThread<D, Threads>], const __half* src, int N,
                                            int row0) {
     constexpr int kChunksPerRow = D / kVector;
 #pragma unroll
-    for (int i = 0; i < kChunksPerThread<D>; ++i) {
-        const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
+    for (int i = 0; i < kChunksPerThread<D, Threads>; ++i) {
+        const int chunk = static_cast<int>(threadIdx.x) + i * Threads;
         const int r = chunk / kChunksPerRow;
         const int c = chunk % kChunksPerRow * kVector;
         chunks[i] = make_uint4(0u, 0u, 0u, 0u);
@@ -159,12 +171,13 @@ __device__ __forceinline__ void fetch_rows(uint4 (&chunks)[kChunksPerThread<D>],
 }
 
 // Stores what fetch_rows() read into the shared tile, at the same places.
-template <int D>
-__device__ __forceinline__ void store_rows(__half (*tile)[D + kPadHalf], const uint4 (&chunks)[kChunksPerThread<D>]) {
+template <int D, int Threads>
+__device__ __forceinline__ void store_rows(__half (*tile)[D + kPadHalf],
+                                           const uint4 (&chunks)[kChunksPerThread<D, Threads>]) {
     constexpr int kChunksPerRow = D / kVector;
 #pragma unroll
-    for (int i = 0; i < kChunksPerThread<D>; ++i) {
-        const int chunk = static_cast<int>(threadIdx.x) + i * kThreads;
+    for (int i = 0; i < kChunksPerThread<D, Threads>; ++i) {
+        const int chunk = static_cast<int>(threadIdx.x) + i * Threads;
         __half* dst = &tile[chunk / kChunksPerRow][chunk % kChunksPerRow * kVector];
         *reinterpret_cast<uint4*>(dst) = chunks[i];
     }
@@ -178,16 +191,30 @@ __device__ __forceinline__ unsigned pack_halves(__half first, __half second) {
 
 using Accumulator = wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float>;
 
-// Two blocks per SM for d = 64 (at most 128 registers a thread); d = 128
-// needs more registers for its accumulators of O, and gets one.
-template <int D>
-__global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_kernel(const __half* Q, const __half* K,
-                                                                    const __half* V, __half* O, float* L, int N,
-                                                                    bool causal, float scale_log2) {
+// At d = 64, 16 warps per SM (2 blocks of 8 or 1 of 16): at most 128
+// registers a thread; blocks of 4 warps, whose threads each hold twice the
+// chunks of the next K and V tiles, spill at 4 per SM and get 3. d = 128
+// needs more registers for its accumulators of O: 8 warps per SM where a
+// block has fewer (a block of 16 warps is capped at 128 registers by the
+// register file itself, and spills a little).
+template <int D, class S>
+constexpr int kMinBlocks = D == 64 ? (S::kWarps == 4 ? 3 : 16 / S::kWarps) : (S::kWarps >= 8 ? 1 : 8 / S::kWarps);
+
+template <int D, class S>
+__global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention_kernel(
+    const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal, float scale_log2) {
+    constexpr int kRowWarps = S::kRowWarps;
+    constexpr int kKeyGroups = S::kKeyGroups;
+    constexpr int kThreads = S::kThreads;
+    constexpr int kBlockQ = S::kBlockQ;
+    constexpr int kGroupKeys = S::kGroupKeys;
+    constexpr int kScoreStride = S::kScoreStride;
+    constexpr int kProbStride = S::kProbStride;
+    static_assert(kBlockK * D / kVector % kThreads == 0, "a tile of K splits evenly over the threads");
     extern __shared__ __align__(128) unsigned char shared_bytes[];
-    Shared<D>& sh = *reinterpret_cast<Shared<D>*>(shared_bytes);
-    constexpr int kStride = Shared<D>::kStride;
-    constexpr int kMergeStride = Shared<D>::kMergeStride;
+    Shared<D, S>& sh = *reinterpret_cast<Shared<D, S>*>(shared_bytes);
+    constexpr int kStride = Shared<D, S>::kStride;
+    constexpr int kMergeStride = Shared<D, S>::kMergeStride;
     constexpr int kOutFragments = D / kFragment;             // accumulator fragments across a row of O
     constexpr int kScoreFragments = kGroupKeys / kFragment;  // ... across a row of the warp's scores
     constexpr int kElements = Accumulator::num_elements;     // elements of a fragment per lane
@@ -195,10 +222,11 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_ker
 
     const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
     const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-    // Warps w and w + 4 own the same 16 query rows; w takes the first 32
-    // keys of every tile, w + 4 the last 32. Twice the warps of one warp per
-    // 16 rows: a single head of 4096 tokens is only 256 bands of 16 rows,
-    // too few warps to hide the latencies of an H100 without this split.
+    // Warps w, w + kRowWarps, ... own the same 16 query rows; with 2 key
+    // groups w takes the first 32 keys of every tile, w + kRowWarps the last
+    // 32 (with 4, 16 keys each). Several warps per 16 rows: a single head of
+    // 4096 tokens is only 256 bands of 16 rows, too few warps to hide the
+    // latencies of an H100 without this split.
     const int band = warp % kRowWarps;
     const int group = warp / kRowWarps;
     const int group_key0 = group * kGroupKeys;
@@ -226,22 +254,25 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_ker
 
     const int key_tiles = (N + kBlockK - 1) / kBlockK;
     // With causal, tile t holds keys from t * 64 on: those past the block's
-    // last query row (q0 + 63) see nobody, so the walk stops at the diagonal
-    // tile, t = q_tile, which is the only one that needs masking.
-    const int tiles = causal ? min(key_tiles, q_tile + 1) : key_tiles;
+    // last query row (q0 + kBlockQ - 1) see nobody, so the walk stops at the
+    // tile holding that row's key, the diagonal tile. With 64 query rows
+    // that is t = q_tile, the only tile that needs masking; with 32, the
+    // diagonal tile holds keys past some of the block's rows either way.
+    const int diagonal_tile = (q0 + kBlockQ - 1) / kBlockK;
+    const int tiles = causal ? min(key_tiles, diagonal_tile + 1) : key_tiles;
 
     // The tile of Q, and the first tiles of K and V on their way.
-    load_rows<kBlockQ, D>(sh.q, Q, N, q0);
-    uint4 next_k[kChunksPerThread<D>], next_v[kChunksPerThread<D>];
-    fetch_rows<D>(next_k, K, N, 0);
-    fetch_rows<D>(next_v, V, N, 0);
+    load_rows<kBlockQ, D, kThreads>(sh.q, Q, N, q0);
+    uint4 next_k[kChunksPerThread<D, kThreads>], next_v[kChunksPerThread<D, kThreads>];
+    fetch_rows<D, kThreads>(next_k, K, N, 0);
+    fetch_rows<D, kThreads>(next_v, V, N, 0);
 
     Accumulator o[kOutFragments];
 #pragma unroll
     for (int n = 0; n < kOutFragments; ++n) wmma::fill_fragment(o[n], 0.0f);
 
-    // Lanes 2r and 2r + 1 own row r of the warp's 16: each takes 16 of its
-    // 32 columns, and both keep the row's m and l (over the warp's keys).
+    // Lanes 2r and 2r + 1 own row r of the warp's 16: each takes half of
+    // its 32 (or 16) columns, and both keep the row's m and l (over the warp's keys).
     const int row = lane / 2;
     const int half_row = lane % 2;
     const int query = q0 + band * kFragment + row;
@@ -250,14 +281,14 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_ker
 
     for (int t = 0; t < tiles; ++t) {
         const int k0 = t * kBlockK;
-        store_rows<D>(sh.kv.tiles.k, next_k);
-        store_rows<D>(sh.kv.tiles.v, next_v);
+        store_rows<D, kThreads>(sh.kv.tiles.k, next_k);
+        store_rows<D, kThreads>(sh.kv.tiles.v, next_v);
         // Each warp reads rows of Q, K and V other threads stored.
         __syncthreads();
         // The next tiles: their loads are in flight while this one is computed.
         if (t + 1 < tiles) {
-            fetch_rows<D>(next_k, K, N, k0 + kBlockK);
-            fetch_rows<D>(next_v, V, N, k0 + kBlockK);
+            fetch_rows<D, kThreads>(next_k, K, N, k0 + kBlockK);
+            fetch_rows<D, kThreads>(next_v, V, N, k0 + kBlockK);
         }
 
         // S = Q·Kᵀ for the warp's 16 rows and 32 keys: Kᵀ is K read
@@ -283,10 +314,12 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_ker
         }
         __syncwarp();
 
-        // The online softmax on the tile: each lane's 16 scores of its row,
-        // read 4 at a time into registers.
+        // The online softmax on the tile: each lane's 16 (or 8) scores of
+        // its row, read 4 at a time into registers. A tile needs masking
+        // where it runs past N or, with causal, holds a key past the block's
+        // first query row.
         const int c0 = half_row * kRowHalf;
-        const bool masked_tile = k0 + kBlockK > N || (causal && t == q_tile);
+        const bool masked_tile = k0 + kBlockK > N || (causal && k0 + kBlockK - 1 > q0);
         float x[kRowHalf];
         float tile_max = -INFINITY;
 #pragma unroll
@@ -306,7 +339,7 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_ker
         }
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
         const float m_new = fmaxf(m, tile_max);
-        // A warp may see no key of a row in a tile (its 32 keys all past N,
+        // A warp may see no key of a row in a tile (its keys all past N,
         // or above the diagonal), even in every tile; exp2(-inf - (-inf))
         // would be NaN, so such a row keeps m = -inf and adds nothing.
         const float m_safe = m_new == -INFINITY ? 0.0f : m_new;
@@ -362,52 +395,68 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_ker
         __syncthreads();
     }
 
-    // The merge: each band's two warps hold (m, l, O) over their halves of
-    // the keys. Key group 1 hands its state over through shared memory (K and
-    // V's space, free now); group 0 combines them as lesson 20 merges two
-    // online-softmax states: both rescaled to the larger maximum.
+    // The merge: each band's kKeyGroups warps hold (m, l, O) over their
+    // shares of the keys. Key groups 1, 2, ... hand their states over in
+    // turn through shared memory (K and V's space, free now); group 0
+    // combines each with its own as lesson 20 merges two online-softmax
+    // states: both rescaled to the larger maximum. The last round also
+    // divides by the merged l.
     float(*merge)[kMergeStride] = sh.kv.merge[band];
-    if (group == 1) {
+    float m_all = m, l_all = l;
+#pragma unroll 1
+    for (int giver = 1; giver < kKeyGroups; ++giver) {
+        if (group == giver) {
 #pragma unroll
-        for (int n = 0; n < kOutFragments; ++n) {
-            wmma::store_matrix_sync(&merge[0][n * kFragment], o[n], kMergeStride, wmma::mem_row_major);
+            for (int n = 0; n < kOutFragments; ++n) {
+                wmma::store_matrix_sync(&merge[0][n * kFragment], o[n], kMergeStride, wmma::mem_row_major);
+            }
+            if (half_row == 0) {
+                sh.partial_max[band][row] = m;
+                sh.partial_sum[band][row] = l;
+            }
         }
-        if (half_row == 0) {
-            sh.partial_max[band][row] = m;
-            sh.partial_sum[band][row] = l;
+        // Group 0 reads what the giving group stored.
+        __syncthreads();
+        if (group == 0) {
+            // Group 0 sees key 0 (in its share of tile 0), which every query
+            // sees: its m is finite, and so is the merged maximum.
+            const float m_other = sh.partial_max[band][row];
+            const float l_other = sh.partial_sum[band][row];
+            const float m_mine = m_all;
+            m_all = fmaxf(m_mine, m_other);
+            const float own = exp2f(m_mine - m_all);
+            const float other = exp2f(m_other - m_all);
+            l_all = l_all * own + l_other * other;
+            // O = (own · O_0 + other · O_g) / l on the last round, each factor per row.
+            const float last = giver == kKeyGroups - 1 ? l_all : 1.0f;
+            float* other_row_factor = sh.row_factor[warp + giver * kRowWarps];
+            if (half_row == 0) {
+                row_factor[row] = own / last;
+                other_row_factor[row] = other / last;
+            }
+            __syncwarp();
+            float own_factor[kElements], other_factor[kElements];
+#pragma unroll
+            for (int e = 0; e < kElements; ++e) {
+                own_factor[e] = row_factor[static_cast<int>(row_of.x[e])];
+                other_factor[e] = other_row_factor[static_cast<int>(row_of.x[e])];
+            }
+#pragma unroll
+            for (int n = 0; n < kOutFragments; ++n) {
+                Accumulator theirs;
+                wmma::load_matrix_sync(theirs, &merge[0][n * kFragment], kMergeStride, wmma::mem_row_major);
+#pragma unroll
+                for (int e = 0; e < kElements; ++e) {
+                    o[n].x[e] = o[n].x[e] * own_factor[e] + theirs.x[e] * other_factor[e];
+                }
+            }
         }
+        // The next group may overwrite the merge buffer only once group 0
+        // has read it.
+        if (giver + 1 < kKeyGroups) __syncthreads();
     }
-    // Group 0 reads what group 1 stored.
-    __syncthreads();
-    if (group == 1) return;  // no barrier follows: the partners finish alone
+    if (group != 0) return;  // no barrier follows: the partners finish alone
 
-    // Group 0 sees key 0 (in its half of tile 0), which every query sees:
-    // its m is finite, and so is the merged maximum.
-    const float m_other = sh.partial_max[band][row];
-    const float l_other = sh.partial_sum[band][row];
-    const float m_all = fmaxf(m, m_other);
-    const float own = exp2f(m - m_all);
-    const float other = exp2f(m_other - m_all);
-    const float l_all = l * own + l_other * other;
-    // O = (own · O_0 + other · O_1) / l, each factor per row.
-    if (half_row == 0) {
-        row_factor[row] = own / l_all;
-        sh.row_factor[warp + kRowWarps][row] = other / l_all;
-    }
-    __syncwarp();
-    float own_factor[kElements], other_factor[kElements];
-#pragma unroll
-    for (int e = 0; e < kElements; ++e) {
-        own_factor[e] = row_factor[static_cast<int>(row_of.x[e])];
-        other_factor[e] = sh.row_factor[warp + kRowWarps][static_cast<int>(row_of.x[e])];
-    }
-#pragma unroll
-    for (int n = 0; n < kOutFragments; ++n) {
-        Accumulator theirs;
-        wmma::load_matrix_sync(theirs, &merge[0][n * kFragment], kMergeStride, wmma::mem_row_major);
-#pragma unroll
-        for (int e = 0; e < kElements; ++e) o[n].x[e] = o[n].x[e] * own_factor[e] + theirs.x[e] * other_factor[e];
-    }
     // Every lane has read its partner's O before the result goes where it was.
     __syncwarp();
 #pragma unroll
@@ -432,21 +481,70 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 2 : 1) flash_attention_ker
     }
 }
 
-template <int D>
-void launch_flash(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal,
-                  float scale_log2) {
-    // More than 48 KiB of shared memory (56 KiB for d = 64, 80 KiB for 128):
-    // dynamic, and the kernel must opt in, once.
-    constexpr int kBytes = static_cast<int>(sizeof(Shared<D>));
+template <int D, int RowWarps, int KeyGroups>
+void launch_flash_shape(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal,
+                        float scale_log2) {
+    using S = Shape<RowWarps, KeyGroups>;
+    // More than 48 KiB of shared memory (56 KiB for d = 64, 80 KiB for 128
+    // with the original shape, 64 rows x 2 key groups): dynamic, and the
+    // kernel must opt in, once per shape.
+    constexpr int kBytes = static_cast<int>(sizeof(Shared<D, S>));
+    static_assert(kBytes <= 227 * 1024, "more shared memory than an H100 gives a block");
     static const bool opted_in = [] {
-        COURSE_CUDA_CHECK(
-            cudaFuncSetAttribute(flash_attention_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+        COURSE_CUDA_CHECK(cudaFuncSetAttribute(flash_attention_kernel<D, S>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
         return true;
     }();
     (void)opted_in;
-    const int blocks = (N + kBlockQ - 1) / kBlockQ;
-    flash_attention_kernel<D><<<blocks, kThreads, kBytes>>>(Q, K, V, O, L, N, causal, scale_log2);
+    const int blocks = (N + S::kBlockQ - 1) / S::kBlockQ;
+    flash_attention_kernel<D, S><<<blocks, S::kThreads, kBytes>>>(Q, K, V, O, L, N, causal, scale_log2);
     COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+// Any of the shapes, by its numbers of bands (query rows / 16) and key groups.
+template <int D>
+void launch_flash(int row_warps, int key_groups, const __half* Q, const __half* K, const __half* V, __half* O,
+                  float* L, int N, bool causal, float scale_log2) {
+    if (row_warps == 4 && key_groups == 2) {
+        launch_flash_shape<D, 4, 2>(Q, K, V, O, L, N, causal, scale_log2);
+    } else if (row_warps == 4) {
+        launch_flash_shape<D, 4, 4>(Q, K, V, O, L, N, causal, scale_log2);
+    } else if (key_groups == 2) {
+        launch_flash_shape<D, 2, 2>(Q, K, V, O, L, N, causal, scale_log2);
+    } else {
+        launch_flash_shape<D, 2, 4>(Q, K, V, O, L, N, causal, scale_log2);
+    }
+}
+
+// The number of SMs of the current device, asked once.
+int sm_count() {
+    static const int count = [] {
+        int device = 0, sms = 0;
+        COURSE_CUDA_CHECK(cudaGetDevice(&device));
+        COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        return sms > 0 ? sms : 1;
+    }();
+    return count;
+}
+
+// The launcher's shape: blocks of 64 query rows where they give every SM at
+// least one block, else blocks of 32; and 4 key groups per band where even
+// blocks of 32 rows leave SMs without a block, else 2. On an H100 (132 SMs)
+// that is 64 rows x 2 groups from N = 8385 on (N = 16384: 256 blocks, the
+// shape measured at 131 TFLOP/s), 32 x 2 from N = 4193 to 8384, and 32 x 4
+// up to N = 4192 (N = 4096: 128 blocks of 8 warps, where 64 x 2 gave 64).
+// The same for d = 128. A GUESS until measured: the benchmark times every
+// shape at N = 4096 and 16384, and the rule should follow what it finds.
+struct ShapeChoice {
+    int row_warps, key_groups;
+};
+
+ShapeChoice choose_shape(int N) {
+    const int sms = sm_count();
+    const int row_warps = (N + 63) / 64 >= sms ? 4 : 2;
+    const int rows = row_warps * kFragment;
+    const int key_groups = (N + rows - 1) / rows >= sms ? 2 : 4;
+    return {row_warps, key_groups};
 }
 
 // The scale 1/√d and log2(e), folded into one factor of the scores.
@@ -471,11 +569,38 @@ void flash_attention(const __half* Q, const __half* K, const __half* V, __half* 
                      bool causal) {
     check_arguments("flash_attention", N, d);
     if (N == 0) return;
+    const ShapeChoice shape = choose_shape(N);
     if (d == 64) {
-        launch_flash<64>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+        launch_flash<64>(shape.row_warps, shape.key_groups, Q, K, V, O, L, N, causal, scale_log2_of(d));
     } else {
-        launch_flash<128>(Q, K, V, O, L, N, causal, scale_log2_of(d));
+        launch_flash<128>(shape.row_warps, shape.key_groups, Q, K, V, O, L, N, causal, scale_log2_of(d));
     }
 }
+
+// Every shape, for the benchmark and the tests (declared in
+// tests/23-flash-attention/flash_attention_shapes.hpp; not part of the
+// lesson's contract): rows_per_block 32 or 64, key_groups 2 or 4.
+namespace shapes {
+
+void flash_attention_shape(int rows_per_block, int key_groups, const __half* Q, const __half* K, const __half* V,
+                           __half* O, float* L, int N, int d, bool causal);
+
+void flash_attention_shape(int rows_per_block, int key_groups, const __half* Q, const __half* K, const __half* V,
+                           __half* O, float* L, int N, int d, bool causal) {
+    check_arguments("flash_attention_shape", N, d);
+    if ((rows_per_block != 32 && rows_per_block != 64) || (key_groups != 2 && key_groups != 4)) {
+        throw std::invalid_argument("flash_attention_shape: rows_per_block must be 32 or 64 and key_groups 2 or 4, "
+                                    "got " + std::to_string(rows_per_block) + " and " + std::to_string(key_groups));
+    }
+    if (N == 0) return;
+    const int row_warps = rows_per_block / kFragment;
+    if (d == 64) {
+        launch_flash<64>(row_warps, key_groups, Q, K, V, O, L, N, causal, scale_log2_of(d));
+    } else {
+        launch_flash<128>(row_warps, key_groups, Q, K, V, O, L, N, causal, scale_log2_of(d));
+    }
+}
+
+}  // namespace shapes
 
 }  // namespace lesson23

@@ -18,10 +18,18 @@
 // and P, N² (4 + 2) bytes; FlashAttention's L, 4 N bytes. Every variant is
 // checked on sampled rows against a CPU attention in double before it is timed.
 //
+// Then, at N = 4096 and 16384 (not causal; causal too at N = 4096, d = 64),
+// one row per block shape flash_attention can launch (flash_attention_shapes.hpp:
+// 32 or 64 query rows per block, 2 or 4 warps per band of 16 rows), labelled
+// "shape R rows x G key groups": the launcher picks one from N and the SM
+// count by a rule not yet measured, and these rows are what it should follow.
+// (A starter runs its flash_attention for every shape: its rows repeat.)
+//
 //   lesson23_bench [output.csv]
 #include <flash_attention.hpp>
 
 #include "cpu_reference.hpp"
+#include "flash_attention_shapes.hpp"
 
 #include <course/bench.hpp>
 #include <course/cublas_check.hpp>
@@ -214,6 +222,19 @@ int main(int argc, char** argv) {
                 bench.add_checked(course::implementation_label("flash_attention") + ", " + when + " (extra " +
                                       bytes_text(4.0 * N) + ")",
                                   false, check(flash), flash, io_bytes, flops);
+                if (N >= 4096 && (!causal || (N == 4096 && d == 64))) {
+                    for (const lesson23::shapes::Shape shape : lesson23::shapes::kShapes) {
+                        const std::function<void(int)> shaped = [&, N, d, causal, shape](int s) {
+                            lesson23::shapes::flash_attention_shape(shape.rows_per_block, shape.key_groups,
+                                                                    dq[s].data(), dk[s].data(), dv[s].data(),
+                                                                    dout[s].data(), dl[s].data(), N, d, causal);
+                        };
+                        bench.add_checked(course::implementation_label("flash_attention") + " shape " +
+                                              std::to_string(shape.rows_per_block) + " rows x " +
+                                              std::to_string(shape.key_groups) + " key groups, " + when,
+                                          false, check(shaped), shaped, io_bytes, flops);
+                    }
+                }
                 if (N <= 4096) {
                     const std::function<void(int)> simple = [&, N, d, causal](int s) {
                         lesson23::attention_simple(dq[s].data(), dk[s].data(), dv[s].data(), dout[s].data(),

@@ -14,6 +14,7 @@
 #include <flash_attention.hpp>
 
 #include "cpu_reference.hpp"
+#include "flash_attention_shapes.hpp"
 
 #include <course/catch.hpp>
 #include <course/compare.hpp>
@@ -24,6 +25,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -38,6 +40,10 @@ enum class Implementation { simple, flash };
 const char* function_name(Implementation which) {
     return which == Implementation::simple ? "attention_simple" : "flash_attention";
 }
+
+// flash_attention's launcher picks its block shape from N and the SM count;
+// the shape test case sets one here, for call() to use (0: the launcher's).
+lesson23::shapes::Shape forced_shape{0, 0};
 
 struct Problem {
     int N, d;
@@ -109,6 +115,10 @@ void call(Implementation which, Device& dev, Problem p) {
     if (which == Implementation::simple) {
         lesson23::attention_simple(dev.Q.data(), dev.K.data(), dev.V.data(), dev.O.data(), dev.L.data(), p.N, p.d,
                                    p.causal);
+    } else if (forced_shape.rows_per_block != 0) {
+        lesson23::shapes::flash_attention_shape(forced_shape.rows_per_block, forced_shape.key_groups, dev.Q.data(),
+                                                dev.K.data(), dev.V.data(), dev.O.data(), dev.L.data(), p.N, p.d,
+                                                p.causal);
     } else {
         lesson23::flash_attention(dev.Q.data(), dev.K.data(), dev.V.data(), dev.O.data(), dev.L.data(), p.N, p.d,
                                   p.causal);
@@ -310,6 +320,26 @@ TEST_CASE("flash_attention stays finite and right when the scores reach +-60", "
     const int d = GENERATE(64, 128);
     const bool causal = GENERATE(false, true);
     require_attention(Implementation::flash, {200, d, causal}, Range::wide);
+}
+
+// Every block shape the reference can launch (32 or 64 query rows, 2 or 4
+// warps per band of 16 rows), whichever the launcher picks here: a starter
+// forwards these calls to its flash_attention. N = 200 (4 tiles, a partial
+// one) runs under every emulator schedule, as above, since the merge of 4
+// key groups has its own barriers; the smaller N once (all five schedules
+// for all of them took 11 s on two cores).
+TEST_CASE("flash_attention gives the CPU's attention with every block shape", "[23]") {
+    const int which = GENERATE(range(0, static_cast<int>(std::size(lesson23::shapes::kShapes))));
+    const lesson23::shapes::Shape shape = lesson23::shapes::kShapes[which];
+    const int N = GENERATE(1, 15, 64, 100, 200);
+    const int d = GENERATE(64, 128);
+    const bool causal = GENERATE(false, true);
+    CAPTURE(shape.rows_per_block, shape.key_groups);
+    forced_shape = shape;
+    struct Reset {
+        ~Reset() { forced_shape = {0, 0}; }
+    } reset;
+    require_attention(Implementation::flash, {N, d, causal}, Range::unit, N == 200);
 }
 
 TEST_CASE("flash_attention refuses a d other than 64 and 128 and launches nothing for N = 0", "[23]") {
