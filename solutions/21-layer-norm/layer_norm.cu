@@ -171,7 +171,9 @@ __device__ __forceinline__ void load_params(const float* p, float (&v)[V]) {
 // the row was read by this block a moment ago, so this second read is served
 // by the L1 or L2 cache, and DRAM sees the row once (up to rows of a few
 // hundred KiB). Keeping the row in registers between the passes would save
-// even the cache read, but only for rows short enough to fit.
+// even the cache read, but only for rows short enough to fit: the launcher
+// gives those (up to kWarpRowLimit values) to layer_norm_warp_kernel below,
+// and this kernel the longer ones.
 //
 // `vectorized`: every row starts 16-byte aligned (cols a multiple of V and
 // aligned pointers), so the rows are read and written 16 bytes at a time.
