@@ -1,6 +1,7 @@
 // Lesson 21 reference solution: the forward pass of layer normalisation,
-// one block per row, Welford/Chan statistics in float, vectorized loads and
-// stores, the scale and bias fused into the write. Read
+// a warp per row for rows of up to 1024 values (kept in registers), a block
+// per row for longer ones, Welford/Chan statistics in float, vectorized
+// loads and stores, the scale and bias fused into the write. Read
 // lessons/21-layer-norm/README.md for the ideas; the comments here say why
 // each step is written the way it is.
 #include <layer_norm.hpp>
@@ -73,6 +74,24 @@ __device__ Stats warp_merge(Stats s) {
         s = merge(s, other);
     }
     return {__shfl_sync(kFullMask, s.count, 0), __shfl_sync(kFullMask, s.mean, 0), __shfl_sync(kFullMask, s.m2, 0)};
+}
+
+// Merges the statistics of the 32 lanes so that every lane ends with the
+// warp's, by a butterfly: at each step lane l and lane l ^ offset swap their
+// statistics (shuffle xor) and both merge them. Chan's merge is not
+// symmetric in float (merge(a, b) and merge(b, a) round differently), so
+// both partners merge in one order, the lane whose `offset` bit is clear on
+// the left: the two compute the same thing from the same inputs, and after
+// the 5 steps all 32 lanes hold bit-identical statistics without the
+// broadcast warp_merge needs. (Any order of the offsets would do.)
+__device__ Stats warp_allmerge(Stats s) {
+    const int lane = threadIdx.x % 32;
+    for (int offset = 1; offset < 32; offset *= 2) {
+        const Stats other{__shfl_xor_sync(kFullMask, s.count, offset), __shfl_xor_sync(kFullMask, s.mean, offset),
+                          __shfl_xor_sync(kFullMask, s.m2, offset)};
+        s = (lane & offset) ? merge(other, s) : merge(s, other);
+    }
+    return s;
 }
 
 // ---------------------------------------------------------------- vectorized access
@@ -152,7 +171,9 @@ __device__ __forceinline__ void load_params(const float* p, float (&v)[V]) {
 // the row was read by this block a moment ago, so this second read is served
 // by the L1 or L2 cache, and DRAM sees the row once (up to rows of a few
 // hundred KiB). Keeping the row in registers between the passes would save
-// even the cache read, but only for rows short enough to fit.
+// even the cache read, but only for rows short enough to fit: the launcher
+// gives those (up to kWarpRowLimit values) to layer_norm_warp_kernel below,
+// and this kernel the longer ones.
 //
 // `vectorized`: every row starts 16-byte aligned (cols a multiple of V and
 // aligned pointers), so the rows are read and written 16 bytes at a time.
@@ -229,9 +250,114 @@ __global__ void __launch_bounds__(kWarps * 32)
     }
 }
 
+// Warp w of block b normalises rows b * kWarps + w, then kWarps * gridDim.x
+// rows further, ...: a warp per row, kWarps rows per block at a time.
+//
+// A row of up to 32 * kPerLane values fits in the warp's registers, kPerLane
+// per lane, so it is read from memory once and never again: no second pass
+// over memory, no shared memory, no block barrier (the warp's shuffles are
+// all the communication a row needs). When `vectorized`, lane `lane` holds
+// the vectors lane, lane + 32, lane + 64, ... of the row (consecutive lanes
+// read consecutive 16 bytes: each load instruction of the warp covers 512
+// contiguous bytes); otherwise the values lane, lane + 32, ... one at a time.
+// Values past the row's end are neither loaded nor counted.
+template <class T, int kWarps, int kPerLane>
+__global__ void __launch_bounds__(kWarps * 32)
+    layer_norm_warp_kernel(const T* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
+                           T* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ rstd_out, int rows,
+                           int cols, float eps, bool vectorized) {
+    constexpr int V = Vec<T>::kSize;
+    static_assert(kPerLane % V == 0, "a lane holds whole vectors");
+    constexpr int kVectors = kPerLane / V;  // 16-byte vectors per lane
+    const int lane = threadIdx.x % 32;
+
+    for (int row = blockIdx.x * kWarps + static_cast<int>(threadIdx.x / 32); row < rows; row += gridDim.x * kWarps) {
+        const std::size_t first = static_cast<std::size_t>(row) * static_cast<std::size_t>(cols);
+        const T* xr = x + first;
+        T* yr = y + first;
+
+        // The row into registers, and this lane's statistics: per vector by
+        // stats_of and Chan's merge, per value by Welford's update. Fully
+        // unrolled, so `v` stays in registers (constant indices only) and
+        // every load of the lane is issued before the first is used.
+        float v[kVectors][V];
+        Stats s{0.0f, 0.0f, 0.0f};
+        if (vectorized) {
+#pragma unroll
+            for (int i = 0; i < kVectors; ++i) {
+                const int c = (i * 32 + lane) * V;
+                if (c < cols) Vec<T>::load(xr + c, v[i]);
+            }
+#pragma unroll
+            for (int i = 0; i < kVectors; ++i) {
+                if ((i * 32 + lane) * V < cols) s = merge(s, stats_of(v[i]));
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < kPerLane; ++k) {
+                const int c = k * 32 + lane;
+                if (c < cols) {
+                    v[k / V][k % V] = Vec<T>::to_float(xr[c]);
+                    s = merge(s, Stats{1.0f, v[k / V][k % V], 0.0f});
+                }
+            }
+        }
+
+        // The row's statistics, in every lane alike.
+        s = warp_allmerge(s);
+        const float mean = s.mean;
+        const float rstd = rsqrtf(s.m2 / s.count + eps);  // biased variance, as in the block kernel
+        if (lane == 0) {
+            mean_out[row] = mean;
+            rstd_out[row] = rstd;
+        }
+
+        // Normalise the registers, scale and shift, write: y is the only
+        // traffic left (gamma and beta, read by every row, sit in the cache).
+        if (vectorized) {
+#pragma unroll
+            for (int i = 0; i < kVectors; ++i) {
+                const int c = (i * 32 + lane) * V;
+                if (c < cols) {
+                    float g[V], b[V];
+                    load_params(gamma + c, g);
+                    load_params(beta + c, b);
+#pragma unroll
+                    for (int j = 0; j < V; ++j) v[i][j] = (v[i][j] - mean) * rstd * g[j] + b[j];
+                    Vec<T>::store(yr + c, v[i]);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < kPerLane; ++k) {
+                const int c = k * 32 + lane;
+                if (c < cols) yr[c] = Vec<T>::from_float((v[k / V][k % V] - mean) * rstd * gamma[c] + beta[c]);
+            }
+        }
+    }
+}
+
+// Rows of up to this many values take the warp-per-row kernel: 32 floats a
+// lane at most (128 bytes of x in registers), as lesson 20's softmax keeps.
+constexpr int kWarpRowLimit = 1024;
+
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-// Checks the arguments, picks the block size from the row length, launches.
+// The device's SM count, asked once: the launcher sizes its grids from it on
+// every call, and a device attribute query is not free next to a kernel of a
+// few microseconds. (The course uses one device per process.)
+int sm_count() {
+    static const int sms = [] {
+        int device = 0, count = 0;
+        COURSE_CUDA_CHECK(cudaGetDevice(&device));
+        COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return count;
+    }();
+    return sms;
+}
+
+// Checks the arguments, picks the mapping (a warp or a block per row) and the
+// block size from the row length, launches.
 template <class T>
 void launch(const char* function, const T* x, const float* gamma, const float* beta, T* y, float* mean, float* rstd,
             int rows, int cols, float eps) {
@@ -245,16 +371,30 @@ void launch(const char* function, const T* x, const float* gamma, const float* b
     constexpr int V = Vec<T>::kSize;
     const bool vectorized =
         cols % V == 0 && aligned16(x) && aligned16(y) && aligned16(gamma) && aligned16(beta);
-    int device = 0, sms = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    // Enough threads per row that each has a few 16-byte loads in flight,
-    // and at most a full SM's worth of blocks resident at once: more blocks
+    const int sms = sm_count();
+    // Short rows: a warp per row, 8 rows per block of 256 threads, and no
+    // more blocks than the SMs hold at once (2048 threads an SM): the warps
+    // then stride over the remaining rows. A row of 96 values would leave
+    // most of a 128-thread block idle and pay two block barriers for 384
+    // bytes; a warp keeps it in registers and needs no barrier at all.
+    if (cols <= kWarpRowLimit) {
+        constexpr int kWarps = 8;
+        const int blocks_needed = (rows + kWarps - 1) / kWarps;  // a partial last block
+        const int grid = std::min(blocks_needed, sms * (2048 / (kWarps * 32)));
+        if (cols <= 256) {  // 8 values a lane
+            layer_norm_warp_kernel<T, kWarps, 8>
+                <<<grid, kWarps * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
+        } else {  // 32 values a lane
+            layer_norm_warp_kernel<T, kWarps, kWarpRowLimit / 32>
+                <<<grid, kWarps * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
+        }
+        COURSE_CUDA_CHECK(cudaGetLastError());
+        return;
+    }
+    // Longer rows: a block per row. Enough threads per row that each has a
+    // few 16-byte loads in flight, and at most a full SM's worth of blocks resident at once: more blocks
     // than that would only queue, each row is one block's work anyway.
-    if (cols <= 1024) {
-        const int grid = std::min(rows, sms * 16);  // 16 blocks of 128 threads fill an SM
-        layer_norm_kernel<T, 4><<<grid, 128>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
-    } else if (cols <= 4096) {
+    if (cols <= 4096) {
         const int grid = std::min(rows, sms * 8);
         layer_norm_kernel<T, 8><<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
     } else {
