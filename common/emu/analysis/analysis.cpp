@@ -811,7 +811,11 @@ std::map<std::uintptr_t, SourceLine> source_lines(const std::vector<std::uintptr
         if (object.empty() || object.find('/') == std::string::npos) object = "/proc/self/exe";
         by_object[object].emplace_back(pc, pc - base);
     }
-    for (const auto& [object, list] : by_object) {
+    // Not a structured binding: take() below captures the list, which Clang
+    // before 16 cannot do for a binding.
+    for (const auto& entry : by_object) {
+        const std::string& object = entry.first;
+        const auto& list = entry.second;
         for (std::size_t from = 0; from < list.size(); from += 200) {
             std::string command = std::string("addr2line ") + (caller ? "-i -a " : "") + "-e '" + object + "'";
             const std::size_t to = std::min(list.size(), from + 200);
