@@ -156,12 +156,14 @@ constexpr int kChunksPerThread = kBlockK * D / kVector / Threads;
 // key's probability is 0, and 0 times a NaN left in shared memory is NaN.
 // Nothing waits for these loads until store_rows() uses them: issued before
 // a tile is computed, they arrive while it is.
-template <int D, int Threads>
-__device__ __forceinline__ void fetch_rows(uint4 (&chunks)[kChunksPerThread<D, Threads>], const __half* src, int N,
-                                           int row0) {
+// (Count is deduced from the array: Clang before 15 cannot parse a variable
+// template of two arguments as a parameter's array bound.)
+template <int D, int Threads, int Count>
+__device__ __forceinline__ void fetch_rows(uint4 (&chunks)[Count], const __half* src, int N, int row0) {
+    static_assert(Count == kChunksPerThread<D, Threads>, "one chunk array element per chunk of this thread");
     constexpr int kChunksPerRow = D / kVector;
 #pragma unroll
-    for (int i = 0; i < kChunksPerThread<D, Threads>; ++i) {
+    for (int i = 0; i < Count; ++i) {
         const int chunk = static_cast<int>(threadIdx.x) + i * Threads;
         const int r = chunk / kChunksPerRow;
         const int c = chunk % kChunksPerRow * kVector;
@@ -171,12 +173,12 @@ __device__ __forceinline__ void fetch_rows(uint4 (&chunks)[kChunksPerThread<D, T
 }
 
 // Stores what fetch_rows() read into the shared tile, at the same places.
-template <int D, int Threads>
-__device__ __forceinline__ void store_rows(__half (*tile)[D + kPadHalf],
-                                           const uint4 (&chunks)[kChunksPerThread<D, Threads>]) {
+template <int D, int Threads, int Count>
+__device__ __forceinline__ void store_rows(__half (*tile)[D + kPadHalf], const uint4 (&chunks)[Count]) {
+    static_assert(Count == kChunksPerThread<D, Threads>, "one chunk array element per chunk of this thread");
     constexpr int kChunksPerRow = D / kVector;
 #pragma unroll
-    for (int i = 0; i < kChunksPerThread<D, Threads>; ++i) {
+    for (int i = 0; i < Count; ++i) {
         const int chunk = static_cast<int>(threadIdx.x) + i * Threads;
         __half* dst = &tile[chunk / kChunksPerRow][chunk % kChunksPerRow * kVector];
         *reinterpret_cast<uint4*>(dst) = chunks[i];
@@ -263,7 +265,8 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention
 
     // The tile of Q, and the first tiles of K and V on their way.
     load_rows<kBlockQ, D, kThreads>(sh.q, Q, N, q0);
-    uint4 next_k[kChunksPerThread<D, kThreads>], next_v[kChunksPerThread<D, kThreads>];
+    constexpr int kChunks = kChunksPerThread<D, kThreads>;
+    uint4 next_k[kChunks], next_v[kChunks];
     fetch_rows<D, kThreads>(next_k, K, N, 0);
     fetch_rows<D, kThreads>(next_v, V, N, 0);
 
