@@ -577,14 +577,17 @@ private:
     std::map<PcKey, unsigned long long> atomic_requests_;  ///< ./course show: shared-memory atomics' warp requests
     /// Call sites of atomic functions, by their stand-in addresses: a call's
     /// instruction is inside the emulator's function, the same for every call.
-    std::vector<std::pair<std::string, int>> atomic_sites_;
+    /// The file is __builtin_FILE()'s literal, which lives as long as the
+    /// program: compared as a pointer, so that no atomic allocates (a file
+    /// reached through two literals gets two stand-ins, drawn as one line).
+    std::vector<std::pair<const char*, int>> atomic_sites_;
 
     // The address an atomic is recorded under: its call site's stand-in
     // (1, 2, ...: no code is there) when the atomic function named it, else `pc`.
     std::uintptr_t atomic_site_pc(std::uintptr_t pc) {
         const course_emu::detail::CallSite site = course_emu::detail::current_atomic_site();
         if (site.line == 0) return pc;
-        const std::pair<std::string, int> key{site.file, site.line};
+        const std::pair<const char*, int> key{site.file, site.line};
         auto it = std::find(atomic_sites_.begin(), atomic_sites_.end(), key);
         if (it == atomic_sites_.end()) it = atomic_sites_.insert(it, key);
         return static_cast<std::uintptr_t>(it - atomic_sites_.begin()) + 1;
@@ -977,7 +980,8 @@ Report Recorder::report() {
     atomic_pcs.erase(std::unique(atomic_pcs.begin(), atomic_pcs.end()), atomic_pcs.end());
     for (const auto& [pc, where] : source_lines(atomic_pcs, &paths, true)) lines[pc] = where;
     for (std::size_t i = 0; i < atomic_sites_.size(); ++i) {
-        const auto& [path, line] = atomic_sites_[i];
+        const std::string path = atomic_sites_[i].first;
+        const int line = atomic_sites_[i].second;
         const auto slash = path.rfind('/');
         lines[i + 1] = SourceLine{slash == std::string::npos ? path : path.substr(slash + 1), line};
         paths[i + 1] = path;
