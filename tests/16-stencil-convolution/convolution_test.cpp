@@ -49,7 +49,10 @@ std::string describe_shape(Shape s) { return std::to_string(s.rows) + " x " + st
 std::vector<Shape> test_shapes() {
     const int n = 32771;  // a prime, just over 1,024 tiles of 32
     const Shape large = course::kEmulator ? Shape{257, 511} : Shape{2053, 4099};
-    return {{1, 1}, {1, n}, {n, 1}, {31, 33}, {32, 32}, {33, 65}, {2, 3}, large};
+    // 136 x 392: cols a multiple of 4 and wide enough for a 128-column tile
+    // wholly inside the image (a tiled kernel may load such tiles 16 bytes at
+    // a time, and the edge tiles one pixel at a time: both paths are tested).
+    return {{1, 1}, {1, n}, {n, 1}, {31, 33}, {32, 32}, {33, 65}, {2, 3}, {136, 392}, large};
 }
 
 // A random filter: no symmetry, so a flipped filter gives other results.
@@ -246,10 +249,10 @@ TEST_CASE("convolve_tiled, and the given convolve_naive, match the CPU with a 5 
 TEST_CASE("convolve_tiled uses the radius set_filter was given, 1 to 4, and set_filter refuses any other",
           "[16]") {
     // A tall and a wide image, neither a multiple of the tile, each spanning
-    // several tiles both ways.
+    // several tiles both ways; and one whose middle tiles lie wholly inside.
     const int radius = GENERATE(1, 3, 4, 2);
     const Boundary b = GENERATE(Boundary::clamp, Boundary::zero);
-    const Shape s = GENERATE(Shape{70, 45}, Shape{45, 70});
+    const Shape s = GENERATE(Shape{70, 45}, Shape{45, 70}, Shape{72, 400});
     require_filtered(Function::tiled, s, b, radius);
     // The filter stays as it was when set_filter refuses.
     const std::vector<float> weights = random_filter(lesson16::kMaxRadius);
