@@ -250,6 +250,79 @@ __global__ void __launch_bounds__(kWarps * 32)
     }
 }
 
+// Block b normalises rows b, b + gridDim.x, ..., each held in the block's
+// registers: thread t keeps the 16-byte vectors t, t + kThreads, ... of the
+// row, kVectors of them (rows of up to kThreads * kVectors * V values, all
+// vectorized). Like the warp kernel, the row is read from memory once, every
+// load of a thread in flight together; unlike the two-pass kernel above, no
+// second read and one barrier per row instead of two:
+//
+// the warps' statistics meet in shared memory, and every warp then merges
+// all the slots itself (the same lanes in the same order in every warp: the
+// same bits), so no warp waits for warp 0 to publish a result. The slots
+// alternate between two sets, row by row: a warp that has moved on to the
+// next row writes the other set, and it can come back to this set only
+// after the next row's barrier, which every warp reaches after reading it.
+template <class T, int kWarps, int kVectors>
+__global__ void __launch_bounds__(kWarps * 32)
+    layer_norm_block_kernel(const T* __restrict__ x, const float* __restrict__ gamma,
+                            const float* __restrict__ beta, T* __restrict__ y, float* __restrict__ mean_out,
+                            float* __restrict__ rstd_out, int rows, int cols, float eps) {
+    constexpr int kThreads = kWarps * 32;
+    constexpr int V = Vec<T>::kSize;
+    static_assert(kWarps <= 32, "one slot per lane for the merge");
+    __shared__ Stats partial[2][kWarps];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+    int parity = 0;
+    for (int row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+        const std::size_t first = static_cast<std::size_t>(row) * static_cast<std::size_t>(cols);
+        const T* xr = x + first;
+        T* yr = y + first;
+
+        // The row into registers: every load first, then the statistics.
+        float v[kVectors][V];
+#pragma unroll
+        for (int i = 0; i < kVectors; ++i) {
+            const int c = (i * kThreads + static_cast<int>(threadIdx.x)) * V;
+            if (c < cols) Vec<T>::load(xr + c, v[i]);
+        }
+        Stats s{0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int i = 0; i < kVectors; ++i) {
+            if ((i * kThreads + static_cast<int>(threadIdx.x)) * V < cols) s = merge(s, stats_of(v[i]));
+        }
+
+        // The block's statistics: each warp's into its slot, then every warp
+        // merges all the slots (lane w holds warp w's).
+        s = warp_merge(s);
+        if (lane == 0) partial[parity][warp] = s;
+        __syncthreads();  // every slot written before any warp reads them
+        Stats b = lane < kWarps ? partial[parity][lane] : Stats{0.0f, 0.0f, 0.0f};
+        b = warp_allmerge(b);
+        const float mean = b.mean;
+        const float rstd = rsqrtf(b.m2 / b.count + eps);  // biased variance: M2 / n
+        if (threadIdx.x == 0) {
+            mean_out[row] = mean;
+            rstd_out[row] = rstd;
+        }
+
+        // Normalise the registers, scale and shift, write.
+#pragma unroll
+        for (int i = 0; i < kVectors; ++i) {
+            const int c = (i * kThreads + static_cast<int>(threadIdx.x)) * V;
+            if (c < cols) {
+                float g[V], bias[V];
+                load_params(gamma + c, g);
+                load_params(beta + c, bias);
+#pragma unroll
+                for (int j = 0; j < V; ++j) v[i][j] = (v[i][j] - mean) * rstd * g[j] + bias[j];
+                Vec<T>::store(yr + c, v[i]);
+            }
+        }
+    }
+}
+
 // Warp w of block b normalises rows b * kWarps + w, then kWarps * gridDim.x
 // rows further, ...: a warp per row, kWarps rows per block at a time.
 //
@@ -356,6 +429,21 @@ int sm_count() {
     return sms;
 }
 
+// How many blocks of `kernel` with `threads` threads the whole device holds
+// at once (its registers and shared memory decide how many fit on an SM).
+// Asked once per kernel (each kernel is its own instantiation of this
+// function, with its own static), like the SM count.
+template <auto kKernel, int kThreadsPerBlock>
+int resident_blocks() {
+    static const int blocks = [] {
+        int per_sm = 0;
+        COURSE_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kKernel, kThreadsPerBlock, 0));
+        return std::max(per_sm, 1) * sm_count();
+    }();
+    return blocks;
+}
+
 // Checks the arguments, picks the mapping (a warp or a block per row) and the
 // block size from the row length, launches.
 template <class T>
@@ -391,10 +479,20 @@ void launch(const char* function, const T* x, const float* gamma, const float* b
         COURSE_CUDA_CHECK(cudaGetLastError());
         return;
     }
-    // Longer rows: a block per row. Enough threads per row that each has a
-    // few 16-byte loads in flight, and at most a full SM's worth of blocks resident at once: more blocks
-    // than that would only queue, each row is one block's work anyway.
-    if (cols <= 4096) {
+    // Longer rows: a block per row. Vectorized rows of up to 4096 values (8
+    // warps) or 8192 (16 warps) stay in the block's registers, 16 floats or
+    // 16 halves a thread at most; longer rows, or rows that cannot be read
+    // 16 bytes at a time, take the two-pass kernel. As many blocks as the
+    // SMs hold at once: more would only queue, each row is one block's work.
+    if (vectorized && cols <= 4096) {
+        constexpr auto kernel = layer_norm_block_kernel<T, 8, 4096 / (256 * V)>;
+        const int grid = std::min(rows, resident_blocks<kernel, 256>());
+        kernel<<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+    } else if (vectorized && cols <= 8192) {
+        constexpr auto kernel = layer_norm_block_kernel<T, 16, 8192 / (512 * V)>;
+        const int grid = std::min(rows, resident_blocks<kernel, 512>());
+        kernel<<<grid, 512>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+    } else if (cols <= 4096) {
         const int grid = std::min(rows, sms * 8);
         layer_norm_kernel<T, 8><<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
     } else {

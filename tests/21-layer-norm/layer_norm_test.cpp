@@ -35,15 +35,17 @@ struct Shape {
 
 // One column; around a warp, a block's threads (128) and vectors of 4 and 8;
 // rows up to 1024 values take the reference's warp per row (8 or 32 values a
-// lane: 256, 257 and 1024, 1025 sit on its edges), longer ones its block per
-// row (1025, 2000, 4099, 8200); odd widths (31, 33, 257, 1009, 1025, 4099)
-// forbid 16-byte vectors. More rows than the reference's grid on the
-// emulator's 8 SMs: 700 rows of 96 against 64 blocks of 8 warps, 70 rows of
-// 2000 against 64 blocks. On a GPU also a large matrix.
+// lane: 256, 257 and 1024, 1025 sit on its edges), longer ones a block per
+// row: in registers when vectorized (2000 with 8 warps, 6000 with 16), in
+// two passes otherwise (1025, 1030, 4099) or beyond 8192 (8200); odd widths
+// (31, 33, 257, 1009, 1025, 4099) forbid 16-byte vectors. More rows than the
+// reference's grid on the emulator's 8 SMs: 700 rows of 96 against 64 blocks
+// of 8 warps, 70 rows of 2000 and of 1030 against 64 blocks. On a GPU also
+// a large matrix.
 std::vector<Shape> test_shapes() {
     std::vector<Shape> shapes{{1, 1},    {5, 1},     {3, 31},    {4, 33},   {3, 128},  {2, 256},
                               {2, 257},  {3, 1000},  {2, 1009},  {3, 1024}, {3, 1025}, {2, 4099},
-                              {2, 8200}, {300, 64},  {700, 96},  {70, 2000}};
+                              {2, 8200}, {300, 64},  {700, 96},  {70, 2000}, {70, 1030}, {5, 6000}};
     if (!course::kEmulator) shapes.push_back({4099, 1536});
     return shapes;
 }
