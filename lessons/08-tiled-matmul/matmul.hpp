@@ -46,8 +46,9 @@ void matmul_tiled(const float* A, const float* B, float* C, int N, int M, int K)
 ///
 /// Same contract as matmul_tiled(). The reference uses 128 x 128 block tiles
 /// of C, 8 columns of A (rows of B) per phase and 256 threads that each keep
-/// an 8 x 8 tile of C in registers; `float4` loads where the shape and
-/// alignment allow, and bounds checks for every other shape.
+/// an 8 x 8 tile of C in registers; two pairs of shared slabs (one barrier
+/// per phase); `float4` loads where the shape and alignment allow, and
+/// bounds checks for every other shape.
 ///
 /// @param A device pointer to N * M floats, row-major (may be null when it is empty).
 /// @param B device pointer to M * K floats, row-major (may be null when it is empty).

@@ -161,7 +161,9 @@ TEST_CASE("the extremum is found at the first and at the last index", "[02]") {
 }
 
 TEST_CASE("a grid smaller than the array still reaches every element", "[02]") {
-    const LaunchShape shape = GENERATE(LaunchShape{1, 1}, LaunchShape{2, 32}, LaunchShape{3, 64}, LaunchShape{4, 256});
+    // 20 and 48 threads: blocks whose last warp is partial.
+    const LaunchShape shape = GENERATE(LaunchShape{1, 1}, LaunchShape{2, 32}, LaunchShape{3, 64}, LaunchShape{4, 256},
+                                       LaunchShape{3, 20}, LaunchShape{2, 48});
     const int n = GENERATE(257, 1009, 5000);
     CAPTURE(n, describe(shape), course::seed());
 
@@ -169,6 +171,30 @@ TEST_CASE("a grid smaller than the array still reaches every element", "[02]") {
     std::vector<float> values = random_input(n, 0.0f, 1.0f, "small grid");
     values[static_cast<std::size_t>(n - 2)] = -1.0f;
     COURSE_REQUIRE_MATCH(judge(kArgmin, values, run_search(kArgmin, shape, values, kArgmin.empty)));
+}
+
+TEST_CASE("an array that starts 1 to 3 floats past a 16-byte boundary is searched whole", "[02]") {
+    // cudaMalloc returns 256-byte aligned memory, but the contract takes any
+    // pointer into an allocation (a search over part of an array). A kernel
+    // that reads float4 must not assume the first element is 16-byte aligned.
+    // The floats before the array are smaller than every element: reading
+    // them is a wrong answer too.
+    const int offset = GENERATE(1, 2, 3);
+    const int n = GENERATE(1, 2, 3, 5, 33, 1009);
+    const bool at_end = GENERATE(false, true);
+    const LaunchShape shape = GENERATE_COPY(lesson02::argmin_launch_shape(n), LaunchShape{2, 32});
+    CAPTURE(offset, n, at_end ? "extremum at n-1" : "extremum at 0", describe(shape), course::seed());
+
+    std::vector<float> values = random_input(n, 1.0f, 2.0f, "unaligned start");
+    const std::size_t position = at_end ? static_cast<std::size_t>(n - 1) : 0;
+    values[position] = 0.5f;
+    std::vector<float> padded(static_cast<std::size_t>(offset), -100.0f);
+    padded.insert(padded.end(), values.begin(), values.end());
+    course::DeviceBuffer<float> device_values(padded);
+    course::DeviceBuffer<unsigned long long> result(std::vector<unsigned long long>{kArgmin.empty});
+    kArgmin.launch(shape, n, device_values.data() + offset, result.data());
+    COURSE_LAUNCH_CHECK();
+    COURSE_REQUIRE_MATCH(judge(kArgmin, values, result.download()[0]));
 }
 
 TEST_CASE("repeated minima: any index holding the minimum is accepted", "[02]") {
