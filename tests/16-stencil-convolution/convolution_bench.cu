@@ -49,11 +49,11 @@ __global__ void tiled_one_output_per_thread(const float* in, float* out, int row
     if (r < rows && c < cols) out[static_cast<size_t>(r) * cols + c] = sum;
 }
 
-// The reference's tile with its loads batched: the same 32 x 32 output tile,
-// 36 x 36 input tile and 32 x 8 threads, R = 2, clamp, but each thread first
-// issues all of its (at most 6) global loads into registers, then stores them
-// to shared memory. The reference's load loop stores each pixel before it
-// loads the next, so a thread has one load in flight; by Little's law an SM
+// The lesson's 32 x 32 tile (the reference before 2026-11-26) with its loads
+// batched: the same 36 x 36 input tile and 32 x 8 threads, R = 2, clamp,
+// but each thread first issues all of its (at most 6) global loads into
+// registers, then stores them to shared memory. The lesson's load loop
+// stores each pixel before it loads the next, so a thread has one load in flight; by Little's law an SM
 // then holds too few bytes in flight to cover the memory latency.
 __global__ void __launch_bounds__(256) tiled_batched_loads(const float* in, float* out, int rows, int cols) {
     constexpr int R = 2, kW = 2 * R + 1, kTile = 32, kIn = kTile + 2 * R, kThreads = 256;
@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(256) tiled_batched_loads(const float* in, floa
     }
 }
 
-// A candidate for the next reference, measured beside it: a wider tile with
-// more work per thread, R = 2, clamp. A block of 32 x 8 threads computes a
+// The reference's tile and patch without its batched 16-byte loads,
+// measured beside it: a wider tile with more work per thread, R = 2, clamp. A block of 32 x 8 threads computes a
 // 128 x 32 tile; each thread a 4 x 4 patch (4 columns, 4 rows). The input
 // tile (128 + 8 columns: a pad of 4 on each side keeps every row 16-byte
 // aligned, 32 + 4 rows) is loaded by rows with coalesced scalar loads,
@@ -211,11 +211,11 @@ int main(int argc, char** argv) {
              tiled_one_output_per_thread<<<dim3(cols / 32, rows / 32), dim3(32, 32)>>>(in[s].data(), out[s].data(),
                                                                                      rows, cols);
          }, &clamped, false},
-        {"candidate: the reference's 32 x 32 tile, loads batched before the shared stores, clamp", [&](int s) {
+        {"32 x 32 tile, 4 rows per thread, loads batched, clamp", [&](int s) {
              tiled_batched_loads<<<dim3((cols + 31) / 32, (rows + 31) / 32), dim3(32, 8)>>>(
                  in[s].data(), out[s].data(), rows, cols);
          }, &clamped, false},
-        {"candidate: 128 x 32 tile, 4 x 4 outputs per thread, float4 shared reads, clamp", [&](int s) {
+        {"128 x 32 tile, 4 x 4 patch per thread, loads not batched, clamp", [&](int s) {
              tiled_4x4_per_thread<<<dim3((cols + 127) / 128, (rows + 31) / 32), dim3(32, 8)>>>(
                  in[s].data(), out[s].data(), rows, cols);
          }, &clamped, false},
