@@ -105,13 +105,15 @@ struct Vec;
 template <>
 struct Vec<float> {
     static constexpr int kSize = 4;
-    __device__ static void load(const float* p, float (&v)[4]) {
-        const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+    using Raw = float4;  // 16 bytes as loaded: 4 registers
+    __device__ static Raw load_raw(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
+    __device__ static void unpack(const Raw& q, float (&v)[4]) {
         v[0] = q.x;
         v[1] = q.y;
         v[2] = q.z;
         v[3] = q.w;
     }
+    __device__ static void load(const float* p, float (&v)[4]) { unpack(load_raw(p), v); }
     __device__ static void store(float* p, const float (&v)[4]) {
         *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
     }
@@ -124,8 +126,9 @@ struct Vec<__half> {
     static constexpr int kSize = 8;
     // A 32-bit word holds two halves, the one at the lower address in the low
     // 16 bits; __ushort_as_half and __half_as_ushort reinterpret the bits.
-    __device__ static void load(const __half* p, float (&v)[8]) {
-        const uint4 q = __ldg(reinterpret_cast<const uint4*>(p));
+    using Raw = uint4;  // 16 bytes as loaded: 8 halves in 4 registers, where 8 floats take 8
+    __device__ static Raw load_raw(const __half* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+    __device__ static void unpack(const Raw& q, float (&v)[8]) {
         const unsigned words[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
@@ -133,6 +136,7 @@ struct Vec<__half> {
             v[2 * i + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[i] >> 16)));
         }
     }
+    __device__ static void load(const __half* p, float (&v)[8]) { unpack(load_raw(p), v); }
     __device__ static void store(__half* p, const float (&v)[8]) {
         unsigned words[4];
 #pragma unroll
@@ -280,17 +284,23 @@ __global__ void __launch_bounds__(kWarps * 32)
         const T* xr = x + first;
         T* yr = y + first;
 
-        // The row into registers: every load first, then the statistics.
-        float v[kVectors][V];
+        // The row into registers, as loaded (halves stay halves: half the
+        // registers), every load first; then the statistics, each vector
+        // unpacked to floats for them.
+        typename Vec<T>::Raw raw[kVectors];
 #pragma unroll
         for (int i = 0; i < kVectors; ++i) {
             const int c = (i * kThreads + static_cast<int>(threadIdx.x)) * V;
-            if (c < cols) Vec<T>::load(xr + c, v[i]);
+            if (c < cols) raw[i] = Vec<T>::load_raw(xr + c);
         }
         Stats s{0.0f, 0.0f, 0.0f};
 #pragma unroll
         for (int i = 0; i < kVectors; ++i) {
-            if ((i * kThreads + static_cast<int>(threadIdx.x)) * V < cols) s = merge(s, stats_of(v[i]));
+            if ((i * kThreads + static_cast<int>(threadIdx.x)) * V < cols) {
+                float v[V];
+                Vec<T>::unpack(raw[i], v);
+                s = merge(s, stats_of(v));
+            }
         }
 
         // The block's statistics: each warp's into its slot, then every warp
@@ -312,12 +322,13 @@ __global__ void __launch_bounds__(kWarps * 32)
         for (int i = 0; i < kVectors; ++i) {
             const int c = (i * kThreads + static_cast<int>(threadIdx.x)) * V;
             if (c < cols) {
-                float g[V], bias[V];
+                float v[V], g[V], bias[V];
+                Vec<T>::unpack(raw[i], v);
                 load_params(gamma + c, g);
                 load_params(beta + c, bias);
 #pragma unroll
-                for (int j = 0; j < V; ++j) v[i][j] = (v[i][j] - mean) * rstd * g[j] + bias[j];
-                Vec<T>::store(yr + c, v[i]);
+                for (int j = 0; j < V; ++j) v[j] = (v[j] - mean) * rstd * g[j] + bias[j];
+                Vec<T>::store(yr + c, v);
             }
         }
     }
@@ -479,19 +490,21 @@ void launch(const char* function, const T* x, const float* gamma, const float* b
         COURSE_CUDA_CHECK(cudaGetLastError());
         return;
     }
-    // Longer rows: a block per row. Vectorized rows of up to 4096 values (8
-    // warps) or 8192 (16 warps) stay in the block's registers, 16 floats or
-    // 16 halves a thread at most; longer rows, or rows that cannot be read
-    // 16 bytes at a time, take the two-pass kernel. As many blocks as the
-    // SMs hold at once: more would only queue, each row is one block's work.
+    // Longer rows: a block per row. Vectorized rows of up to 4096 values
+    // (8 warps for floats, 4 for halves) or 8192 (16 or 8 warps) stay in the
+    // block's registers, 4 vectors of 16 bytes a thread; longer rows, or rows
+    // that cannot be read 16 bytes at a time, take the two-pass kernel. As
+    // many blocks as the SMs hold at once: more would only queue, each row
+    // is one block's work.
+    constexpr int kWarps4096 = 4096 / (32 * 4 * V);
     if (vectorized && cols <= 4096) {
-        constexpr auto kernel = layer_norm_block_kernel<T, 8, 4096 / (256 * V)>;
-        const int grid = std::min(rows, resident_blocks<kernel, 256>());
-        kernel<<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        constexpr auto kernel = layer_norm_block_kernel<T, kWarps4096, 4>;
+        const int grid = std::min(rows, resident_blocks<kernel, kWarps4096 * 32>());
+        kernel<<<grid, kWarps4096 * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
     } else if (vectorized && cols <= 8192) {
-        constexpr auto kernel = layer_norm_block_kernel<T, 16, 8192 / (512 * V)>;
-        const int grid = std::min(rows, resident_blocks<kernel, 512>());
-        kernel<<<grid, 512>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        constexpr auto kernel = layer_norm_block_kernel<T, 2 * kWarps4096, 4>;
+        const int grid = std::min(rows, resident_blocks<kernel, 2 * kWarps4096 * 32>());
+        kernel<<<grid, 2 * kWarps4096 * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
     } else if (cols <= 4096) {
         const int grid = std::min(rows, sms * 8);
         layer_norm_kernel<T, 8><<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
