@@ -6,11 +6,12 @@
 // Stuck? `./course hint 22` shows the hints one by one.
 //
 // Order that works: gemm_wmma_simple_kernel (one warp, one 16 x 16 tile of
-// C, fragments from global memory), then gemm_wmma_kernel: load_tile (a
-// tile of A or B into shared memory, zeros outside the matrix), the K loop
-// with its two barriers, the warp's 2 x 4 register block of accumulators,
-// and the store. The launchers, which check the arguments and pick the
-// grid, are given.
+// C, fragments from global memory), then gemm_wmma_kernel: load_tile_async
+// (a tile of A or B copied into shared memory with __pipeline_memcpy_async,
+// zeros outside the matrix), the warp's 2 x 4 register block of
+// accumulators, the pipelined K loop with its one barrier per step, and the
+// store. The launchers, which check the arguments, opt in to the shared
+// memory and pick the grid, are given.
 #include <wmma_gemm.hpp>
 
 #include <course/cuda_check.hpp>
@@ -21,6 +22,7 @@
 #include <string>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <mma.h>
 
@@ -83,53 +85,85 @@ void launch_simple(const T* A, const T* B, float* C, int M, int N, int K) {
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 
-// ---------------------------------------------------------------- block tiles in shared memory
+// ---------------------------------------------------------------- block tiles, a cp.async pipeline
 
-constexpr int kBlockM = 128;  // rows of C per block
-constexpr int kBlockN = 128;  // columns of C per block
-constexpr int kBlockK = 32;   // columns of A (rows of B) per step of the K loop
-constexpr int kWarpsM = 4;    // warps down the block tile ...
-constexpr int kWarpsN = 2;    // ... and across: 8 warps
-constexpr int kThreads = kWarpsM * kWarpsN * kWarpSize;
-constexpr int kWarpM = kBlockM / kWarpsM;       // 32 rows of C per warp
-constexpr int kWarpN = kBlockN / kWarpsN;       // 64 columns of C per warp
-constexpr int kFragsM = kWarpM / kFragment;     // 2 accumulator fragments down ...
-constexpr int kFragsN = kWarpN / kFragment;     // ... 4 across: the warp's register block
-constexpr int kVector = 8;                      // 16-bit values per 16-byte load
+constexpr int kBlockK = 32;  // columns of A (rows of B) per step of the K loop
+constexpr int kVector = 8;   // 16-bit values per 16-byte copy
 // Rows padded by 8 values (16 bytes). Unpadded, the rows of the B tile are
-// 256 bytes apart, so the 8 rows a fragment load reads 16 bytes of at once
-// all start in the same bank: 8-way conflicts. 272 bytes apart they spread
-// over all 32 banks. The padding keeps every row 16-byte aligned (vector
-// stores) and every 16th row 32-byte aligned (a fragment's start).
+// 256 (or 512) bytes apart, so the 8 rows a fragment load reads 16 bytes of
+// at once all start in the same bank: 8-way conflicts. 272 (528) bytes apart
+// they spread over all 32 banks, and A's rows of 80 bytes do the same. The
+// padding keeps every row 16-byte aligned (the copies) and every 16th row
+// 32-byte aligned (a fragment's start).
 constexpr int kPad = 8;
-constexpr int kAStride = kBlockK + kPad;  // 40 values
-constexpr int kBStride = kBlockN + kPad;  // 136 values
+// Block tiles are handed out in groups of this many rows of tiles, column
+// by column, so that the blocks running at once share their rows of A and
+// their columns of B in L2 (see the kernel).
+constexpr int kGroupRows = 16;
 
-static_assert(kFragsM * kFragment * kWarpsM == kBlockM && kFragsN * kFragment * kWarpsN == kBlockN);
-static_assert(kBlockK % kFragment == 0 && kBlockK % kVector == 0 && kBlockN % kVector == 0);
+// The shape of one configuration of the kernel: the block tile, the warps
+// over it, and the pipeline's depth.
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM>
+struct Tiling {
+    static constexpr int kBlockM = BlockM;  // rows of C per block
+    static constexpr int kBlockN = BlockN;  // columns of C per block
+    static constexpr int kWarpsM = WarpsM;  // warps down the block tile ...
+    static constexpr int kWarpsN = WarpsN;  // ... and across
+    static constexpr int kStages = Stages;  // shared buffers: the K steps in flight + the one multiplied
+    static constexpr int kMinBlocksPerSM = MinBlocksPerSM;  // what __launch_bounds__ holds the registers to
+    static constexpr int kThreads = kWarpsM * kWarpsN * kWarpSize;
+    static constexpr int kWarpM = kBlockM / kWarpsM;    // rows of C per warp
+    static constexpr int kWarpN = kBlockN / kWarpsN;    // columns of C per warp
+    static constexpr int kFragsM = kWarpM / kFragment;  // accumulator fragments down ...
+    static constexpr int kFragsN = kWarpN / kFragment;  // ... and across: the warp's register block
+    static constexpr int kAStride = kBlockK + kPad;     // values between rows of an A tile
+    static constexpr int kBStride = kBlockN + kPad;     // ... of a B tile
+    static constexpr int kAStage = kBlockM * kAStride;  // values of one stage's A tile
+    static constexpr int kBStage = kBlockK * kBStride;  // ... and B tile
+    template <class T>
+    static constexpr int shared_bytes = kStages * (kAStage + kBStage) * static_cast<int>(sizeof(T));
+
+    static_assert(kFragsM * kFragment * kWarpsM == kBlockM && kFragsN * kFragment * kWarpsN == kBlockN);
+    static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is multiplied");
+    static_assert((kBlockM * kBlockK / kVector) % kThreads == 0 && (kBlockK * kBlockN / kVector) % kThreads == 0,
+                  "every thread copies the same number of 16-byte chunks of each tile");
+    // The edge buffers (a 16 x 16 float fragment per warp) reuse the stages after the K loop.
+    static_assert(kWarpsM * kWarpsN * kFragment * kFragment * 4 <= kStages * (kAStage + kBStage) * 2);
+};
+
+// The reference: 128 x 128 block tiles, 8 warps of 32 x 64 (2 x 4
+// fragments), 4 stages: 74 KiB of shared memory and at most 128 registers a
+// thread, so that two blocks (16 warps) share an SM.
+using DefaultTiling = Tiling<128, 128, 4, 2, 4, 2>;
 
 template <class T>
 __device__ __forceinline__ T zero_value() {
     return T(0.0f);
 }
 
-// Copies the Rows x Cols tile of a row-major matrix (rows x cols, starting
-// at row0, col0) into a shared tile whose rows are Stride values apart.
-// Values outside the matrix become 0: a tile on the edge of K must add
-// nothing to the sums, and garbage there (a previous tile's values, or NaN)
-// would. 16 bytes at a time where the 8 values are inside and the row
-// length allows aligned vectors; one value at a time elsewhere.
-template <int Rows, int Cols, int Stride, class T>
-__device__ __forceinline__ void load_tile(T (*tile)[Stride], const T* src, int rows, int cols, int row0, int col0,
-                                          bool vectors) {
+// Starts copying the Rows x Cols tile of a row-major matrix (rows x cols,
+// starting at row0, col0) into a shared tile whose rows are Stride values
+// apart: 16 bytes per __pipeline_memcpy_async (cp.async), which goes from
+// global to shared memory without passing through registers and without
+// the thread waiting for it. Values outside the matrix become 0: a tile on
+// the edge of K must add nothing to the sums. With the row length a
+// multiple of 8 (`vectors`), a chunk of 8 values lies wholly inside or
+// wholly outside, and one outside is a copy that reads nothing and fills its
+// 16 bytes with zeros (zfill). Without, the values are loaded one at a time
+// and stored to the tile at once, an ordinary synchronous copy.
+template <int Threads, int Rows, int Cols, int Stride, class T>
+__device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows, int cols, int row0, int col0,
+                                                bool vectors) {
     // TODO: the tile holds Rows x Cols values, in chunks of kVector (8). The
-    // block's kThreads threads take chunk = threadIdx.x, threadIdx.x +
-    // kThreads, ...; chunk number `chunk` is row chunk / (Cols / kVector) of
-    // the tile, its columns from (chunk % (Cols / kVector)) * kVector on.
-    // Where `vectors` is true and all 8 values are inside the matrix
-    // (row < rows, col + 8 <= cols), copy them as one uint4 (16 bytes);
-    // otherwise value by value, writing zero_value<T>() for each value
-    // outside the matrix.
+    // block's Threads threads take chunk = threadIdx.x, threadIdx.x +
+    // Threads, ... (Rows * Cols / 8 / Threads chunks each); chunk number
+    // `chunk` is row chunk / (Cols / kVector) of the tile, its columns from
+    // (chunk % (Cols / kVector)) * kVector on, at tile + r * Stride + c.
+    // Where `vectors` is true: a chunk inside the matrix (row < rows, col <
+    // cols) is one __pipeline_memcpy_async(dst, src + row * cols + col, 16);
+    // one outside is __pipeline_memcpy_async(dst, src, 16, 16), which reads
+    // nothing and writes 16 zero bytes. Otherwise copy value by value,
+    // writing zero_value<T>() for each value outside the matrix.
     (void)tile;
     (void)src;
     (void)rows;
@@ -139,40 +173,68 @@ __device__ __forceinline__ void load_tile(T (*tile)[Stride], const T* src, int r
     (void)vectors;
 }
 
-template <class T>
-__global__ void __launch_bounds__(kThreads) gemm_wmma_kernel(const T* A, const T* B, float* C, int M, int N, int K,
-                                                              bool vector_a, bool vector_b) {
-    __shared__ __align__(32) T a_tile[kBlockM][kAStride];
-    __shared__ __align__(32) T b_tile[kBlockK][kBStride];
-    // One 16 x 16 float fragment per warp, for the edges of C.
-    __shared__ __align__(32) float edge[kWarpsM * kWarpsN][kFragment * kFragment];
+// Vectors: 16-byte copies for both A and B, known at compile time (the
+// common case, and the fast path: no code for the other one); otherwise
+// vector_a and vector_b say, at run time.
+template <class Tile, class T, bool Vectors>
+__global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
+    gemm_wmma_kernel(const T* A, const T* B, float* C, int M, int N, int K, bool vector_a, bool vector_b) {
+    constexpr int kStages = Tile::kStages;
+    // kStages A tiles, then kStages B tiles (dynamic: more than 48 KiB).
+    extern __shared__ __align__(128) unsigned char shared_bytes[];
+    T* const a_stages = reinterpret_cast<T*>(shared_bytes);
+    T* const b_stages = a_stages + kStages * Tile::kAStage;
 
     [[maybe_unused]] const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
     [[maybe_unused]] const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-    [[maybe_unused]] const int block_row = static_cast<int>(blockIdx.y) * kBlockM;
-    [[maybe_unused]] const int block_col = static_cast<int>(blockIdx.x) * kBlockN;
-    // TODO 1: the warp's place in the block tile: warp_row = warp / kWarpsN
-    // (0 .. 3), warp_col = warp % kWarpsN (0 .. 1). It owns rows
-    // warp_row * kWarpM ... of the block tile and columns warp_col * kWarpN ...
+
+    // Which tile of C: blocks start in the order of their linear index, so
+    // this walks down a group of kGroupRows rows of tiles before moving one
+    // column on. The blocks running at once then cover a near-square patch
+    // of C and read its rows of A and columns of B from L2, where row by row
+    // they would need all of B at once.
+    const int tiles_m = static_cast<int>(gridDim.y), tiles_n = static_cast<int>(gridDim.x);
+    const int linear = static_cast<int>(blockIdx.y) * tiles_n + static_cast<int>(blockIdx.x);
+    const int group = linear / (kGroupRows * tiles_n);
+    const int first_row = group * kGroupRows;
+    const int rows_in_group = min(tiles_m - first_row, kGroupRows);
+    const int in_group = linear - group * kGroupRows * tiles_n;
+    [[maybe_unused]] const int block_row = (first_row + in_group % rows_in_group) * Tile::kBlockM;
+    [[maybe_unused]] const int block_col = in_group / rows_in_group * Tile::kBlockN;
+
+    // TODO 1: the warp's place in the block tile: warp_row = warp /
+    // Tile::kWarpsN (0 .. 3), warp_col = warp % Tile::kWarpsN (0 .. 1). It
+    // owns rows warp_row * Tile::kWarpM ... of the block tile and columns
+    // warp_col * Tile::kWarpN ...
     //
-    // TODO 2: its register block, kFragsM x kFragsN accumulator fragments
-    // (float), each set to 0.
+    // TODO 2: its register block, Tile::kFragsM x Tile::kFragsN accumulator
+    // fragments (float), each set to 0.
     //
-    // TODO 3: the K loop, one step per kBlockK columns of A, rounded up: load
-    // the 128 x 32 tile of A at (block_row, k0) into a_tile and the 32 x 128
-    // tile of B at (k0, block_col) into b_tile (load_tile, with vector_a and
-    // vector_b), __syncthreads(), then for kk = 0, 16: load kFragsM fragments
-    // of A from &a_tile[warp_row * kWarpM + i * 16][kk] (ldm kAStride) and
-    // kFragsN of B from &b_tile[kk][warp_col * kWarpN + j * 16] (ldm
-    // kBStride), and mma_sync every pair into acc[i][j]. __syncthreads()
-    // again before the next step overwrites the tiles.
+    // TODO 3: the pipeline. load_stage(stage, t) would call load_tile_async
+    // for the 128 x 32 tile of A at (block_row, t * kBlockK) into a_stages +
+    // stage * Tile::kAStage (row length Tile::kAStride; 16-byte copies
+    // where Vectors || vector_a), and the 32 x 128 tile of B at (t * kBlockK,
+    // block_col) into b_stages + stage * Tile::kBStage (Tile::kBStride;
+    // Vectors || vector_b). k_tiles = K / kBlockK rounded up. First, for s = 0 .. kStages - 2: load_stage(s, s) if s < k_tiles,
+    // then __pipeline_commit() (always: one batch per step). Then for each t:
+    // __pipeline_wait_prior(kStages - 2) (your copies of step t have landed),
+    // __syncthreads() (everyone's have, and every warp is done with step
+    // t - 1), load_stage of step t + kStages - 1 (if < k_tiles) into the
+    // stage step t - 1 used, __pipeline_commit(); then multiply stage t %
+    // kStages: for kk = 0, 16, the kFragsM fragments of A at a_tile +
+    // (warp_row * kWarpM + i * 16) * kAStride + kk (ldm kAStride), the kFragsN
+    // of B at b_tile + kk * kBStride + warp_col * kWarpN + j * 16 (ldm
+    // kBStride), and mma_sync every pair into acc[i][j].
     //
-    // TODO 4: store each accumulator at row = block_row + warp_row * kWarpM +
-    // i * 16, col = block_col + warp_col * kWarpN + j * 16, skipping those
-    // with row >= M or col >= N. A fragment wholly inside C, with N % 4 == 0,
-    // goes straight to C + row * N + col (ldm N); any other is stored to
-    // edge[warp] (ldm 16), then, after __syncwarp(), the warp's lanes copy
-    // the values with row < M and column < N to C, and __syncwarp() again.
+    // TODO 4: drain the pipeline (__pipeline_wait_prior(0)) and
+    // __syncthreads(): the stages become the warps' edge buffers, edge =
+    // (float*)shared_bytes + warp * 256. Store each accumulator at row =
+    // block_row + warp_row * kWarpM + i * 16, col = block_col + warp_col *
+    // kWarpN + j * 16, skipping those with row >= M or col >= N. A fragment
+    // wholly inside C, with N % 4 == 0, goes straight to C + row * N + col
+    // (ldm N); any other is stored to edge (ldm 16), then, after __syncwarp(),
+    // the warp's lanes copy the values with row < M and column < N to C, and
+    // __syncwarp() again.
     (void)A;
     (void)B;
     (void)C;
@@ -181,23 +243,38 @@ __global__ void __launch_bounds__(kThreads) gemm_wmma_kernel(const T* A, const T
     (void)K;
     (void)vector_a;
     (void)vector_b;
-    (void)a_tile;
-    (void)b_tile;
-    (void)edge;
+    (void)a_stages;
+    (void)b_stages;
 }
 
-template <class T>
+template <class Tile, class T>
 void launch_tiled(const T* A, const T* B, float* C, int M, int N, int K) {
     check_shape("gemm_wmma", M, N, K);
     if (M == 0 || N == 0) return;
-    // 16-byte loads need rows that start 16 bytes apart: K (for A) and N
+    // More than the 48 KiB a block gets by default: the kernel opts in,
+    // once per configuration and type.
+    constexpr int kShared = Tile::template shared_bytes<T>;
+    static_assert(kShared <= 227 * 1024, "more shared memory than an H100 gives a block");
+    static const bool opted_in = [] {
+        COURSE_CUDA_CHECK(cudaFuncSetAttribute(gemm_wmma_kernel<Tile, T, true>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+        COURSE_CUDA_CHECK(cudaFuncSetAttribute(gemm_wmma_kernel<Tile, T, false>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+        return true;
+    }();
+    (void)opted_in;
+    // 16-byte copies need rows that start 16 bytes apart: K (for A) and N
     // (for B) multiples of 8, and a 16-byte aligned matrix.
     const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
     const bool vector_a = K % kVector == 0 && aligned(A);
     const bool vector_b = N % kVector == 0 && aligned(B);
-    const dim3 grid(static_cast<unsigned>((N + kBlockN - 1) / kBlockN),
-                    static_cast<unsigned>((M + kBlockM - 1) / kBlockM));
-    gemm_wmma_kernel<T><<<grid, kThreads>>>(A, B, C, M, N, K, vector_a, vector_b);
+    const dim3 grid(static_cast<unsigned>((N + Tile::kBlockN - 1) / Tile::kBlockN),
+                    static_cast<unsigned>((M + Tile::kBlockM - 1) / Tile::kBlockM));
+    if (vector_a && vector_b) {
+        gemm_wmma_kernel<Tile, T, true><<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
+    } else {
+        gemm_wmma_kernel<Tile, T, false><<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
+    }
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -211,10 +288,12 @@ void gemm_wmma_simple(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, 
     launch_simple(A, B, C, M, N, K);
 }
 
-void gemm_wmma(const __half* A, const __half* B, float* C, int M, int N, int K) { launch_tiled(A, B, C, M, N, K); }
+void gemm_wmma(const __half* A, const __half* B, float* C, int M, int N, int K) {
+    launch_tiled<DefaultTiling>(A, B, C, M, N, K);
+}
 
 void gemm_wmma(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N, int K) {
-    launch_tiled(A, B, C, M, N, K);
+    launch_tiled<DefaultTiling>(A, B, C, M, N, K);
 }
 
 }  // namespace lesson22

@@ -1,6 +1,10 @@
 // Lesson 22 benchmark (GPU only): C = A·B at 4096 x 4096 x 4096, 16-bit
 // inputs, float C. Your gemm_wmma_simple and gemm_wmma (or the
-// reference's) on half and on bfloat16 inputs, cuBLAS SGEMM on the same
+// reference's) on half and on bfloat16 inputs; the earlier, single-buffered
+// reference kernel on half (single_stage_gemm.cuh), the baseline of the
+// cp.async pipeline; for the reference only, the pipeline's two other
+// configurations (128 x 256 block tiles with 3 stages, and 128 x 128 with
+// 3 stages instead of 4), so that one run picks the best; cuBLAS SGEMM on the same
 // values in float (FP32 units, no tensor cores: CUBLAS_PEDANTIC_MATH) for
 // comparison, and cuBLAS cublasGemmEx with half inputs, float output and
 // float compute (CUBLAS_COMPUTE_32F: tensor cores) last, the baseline the
@@ -11,6 +15,7 @@
 #include <wmma_gemm.hpp>
 
 #include "cpu_reference.hpp"
+#include "single_stage_gemm.cuh"
 
 #include <course/bench.hpp>
 #include <course/cublas_check.hpp>
@@ -25,6 +30,16 @@
 #include <vector>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#ifdef COURSE_BENCH_OF_REFERENCE
+namespace lesson22 {
+// Defined by the reference only (solutions/22-tensor-cores/wmma_gemm.cu): the
+// pipelined kernel with 128 x 256 block tiles and 3 stages, and with the
+// reference's 128 x 128 tiles but 3 stages instead of 4.
+void gemm_wmma_wide_tiles(const __half* A, const __half* B, float* C, int M, int N, int K);
+void gemm_wmma_three_stages(const __half* A, const __half* B, float* C, int M, int N, int K);
+}  // namespace lesson22
+#endif
 
 namespace {
 
@@ -121,9 +136,12 @@ int main(int argc, char** argv) {
         std::function<void(int)> run;
         bool library;
     };
-    const std::vector<Variant> variants{
+    std::vector<Variant> variants{
         {course::implementation_label("gemm_wmma_simple") + ", half",
          [&](int s) { lesson22::gemm_wmma_simple(ha[s].data(), hb[s].data(), c[s].data(), n, n, n); }, false},
+        {"earlier reference gemm_wmma, single-buffered (no cp.async), half",
+         [&](int s) { lesson22_bench::gemm_wmma_single_stage(ha[s].data(), hb[s].data(), c[s].data(), n, n, n); },
+         false},
         {course::implementation_label("gemm_wmma") + ", half",
          [&](int s) { lesson22::gemm_wmma(ha[s].data(), hb[s].data(), c[s].data(), n, n, n); }, false},
         {course::implementation_label("gemm_wmma") + ", bfloat16",
@@ -135,6 +153,15 @@ int main(int argc, char** argv) {
          [&](int s) { cublas_row_major_hgemm(tensor.get(), ha[s].data(), hb[s].data(), c[s].data(), n, n, n); },
          true},
     };
+#ifdef COURSE_BENCH_OF_REFERENCE
+    variants.insert(
+        variants.begin() + 4,
+        {{"reference gemm_wmma, 128 x 256 tiles, 3 stages (other configuration), half",
+          [&](int s) { lesson22::gemm_wmma_wide_tiles(ha[s].data(), hb[s].data(), c[s].data(), n, n, n); }, false},
+         {"reference gemm_wmma, 128 x 128 tiles, 3 stages (other configuration), half",
+          [&](int s) { lesson22::gemm_wmma_three_stages(ha[s].data(), hb[s].data(), c[s].data(), n, n, n); },
+          false}});
+#endif
 
     for (const Variant& v : variants) {
         const auto check = [&]() -> std::string {

@@ -1,7 +1,8 @@
 // Lesson 22 tests: C = A·B on tensor cores for half and bfloat16 inputs with
 // float accumulation, by one warp per tile from global memory
 // (gemm_wmma_simple) and by shared-memory block tiles with register blocking
-// (gemm_wmma), against a CPU product in double of the same 16-bit values:
+// (gemm_wmma, its tiles copied through a cp.async pipeline), against a CPU
+// product in double of the same 16-bit values:
 // multiples of 16, shapes with edges, a K far longer than a tile, values
 // beyond half's range for bfloat16, empty shapes, under every emulator
 // schedule (or repeatedly on a GPU).
@@ -177,20 +178,26 @@ std::string likely_cause(Implementation which, Format f, Shape s, const Inputs& 
     if (std::isinf(got) || std::fabs(got - exact) > 64.0 * e.magnitude[i * N + j] + 1e-30) {
         out << "C[" << i << "][" << j << "] = " << got << " is far larger than any sum of these products could "
             << "be (sum_k |a_ik b_kj| = " << e.magnitude[i * N + j] << "): garbage entered a sum. The parts of "
-            << "a shared tile outside A or B (past K, M or N) must be stored as 0 (the emulator's shared memory "
-               "starts as 0xCD bytes, a GPU's holds the previous tile's values), and a 16-byte load may only "
-               "be used where all 8 values lie inside the row (K, or N, a multiple of 8).";
+            << "a shared stage outside A or B (past K, M or N) must be stored as 0, a chunk outside copied with "
+               "__pipeline_memcpy_async(dst, src, 16, 16) (zfill) or a value at a time with zero_value<T>() (the "
+               "emulator's shared memory starts as 0xCD bytes, a GPU's holds an earlier step's values). Or the "
+               "stage was read before its copies landed: __pipeline_wait_prior(kStages - 2), then "
+               "__syncthreads().";
         if (which == Implementation::simple) out << " Or B's ldm is not N (a row of B is N values long).";
         out << "\n";
         return out.str();
     }
     out << "if this fails under some emulator schedules and not others (the schedule is named below), the warps "
-           "race on the shared tiles: a __syncthreads() is missing after the tiles are stored, or before the "
-           "next step overwrites them. If it fails under every schedule: the fragments' layouts must match "
-           "memory (A and B are row-major: wmma::row_major), ldm is the distance between rows in memory (the "
-           "padded tile's row length in shared memory, K for A and N for B in global memory: 16 only for a "
-           "16-wide array), each warp's fragments index its own rows (warp / 2) and columns (warp % 2), and every "
-           "accumulator starts at 0 (wmma::fill_fragment(acc, 0.0f)) before the K loop.";
+           "race on the shared stages: each step needs __pipeline_wait_prior(kStages - 2) and then a "
+           "__syncthreads() before any warp loads fragments from the stage. If it fails under every schedule: "
+           "a stage is read before the copies into it have landed (waiting for too few batches: on the "
+           "emulator a copy lands only when its thread waits for it), or refilled while it is read (the stage "
+           "refilled at step t is the one step t - 1 read, for step t + kStages - 1), or the fragments' layouts "
+           "do not match memory (A and B are row-major: wmma::row_major), or ldm is not the distance between "
+           "rows in memory (the padded tile's row length in shared memory, K for A and N for B in global "
+           "memory: 16 only for a 16-wide array), or a warp's fragments do not index its own rows (warp / 2) "
+           "and columns (warp % 2), or an accumulator does not start at 0 (wmma::fill_fragment(acc, 0.0f)) "
+           "before the K loop.";
     if (f == Format::bfloat16) {
         out << " If half inputs pass and bfloat16 fails: the bfloat16 overload must run the bfloat16 kernel (the "
                "bits of a bfloat16 read as a half are another number).";
@@ -302,7 +309,11 @@ TEST_CASE("gemm_wmma zero-fills the edges of shapes that are no multiple of 16",
 }
 
 TEST_CASE("gemm_wmma accumulates over a K far longer than a tile", "[22]") {
-    const Shape shape = GENERATE(Shape{16, 16, 1024}, Shape{20, 36, 1000});
+    // More K steps than the pipeline has stages, each stage refilled many
+    // times: with 16-byte copies (K = 1024, and 1000: a partial last step,
+    // its chunks past K zero-filled), and with values copied one at a time
+    // (K = 199, no multiple of 8: 7 steps, the slow path kept short).
+    const Shape shape = GENERATE(Shape{16, 16, 1024}, Shape{20, 36, 1000}, Shape{33, 17, 199});
     const Format f = GENERATE(from_range(std::begin(kFormats), std::end(kFormats)));
     require_product(Implementation::tiled, f, shape);
 }
