@@ -232,7 +232,7 @@ std::map<std::string, std::string> read_build_status(const std::string& path) {
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
         if (line.empty()) continue;
-        const json::Value row = json::parse(line, path + ":" + std::to_string(number));
+        const json::Value row = json::parse(line, path, number);
         const std::string& lesson = row.at("lesson").as_string();
         row.at("status").as_string();
         errors.emplace(lesson, row.at("message").as_string());

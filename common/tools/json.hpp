@@ -111,7 +111,8 @@ namespace detail {
 
 class Parser {
 public:
-    Parser(const std::string& text, std::string source) : text_(text), source_(std::move(source)) {}
+    Parser(const std::string& text, std::string source, int first_line)
+        : text_(text), source_(std::move(source)), first_line_(first_line) {}
 
     Value document() {
         skip_space();
@@ -125,10 +126,11 @@ private:
     static constexpr int kMaxDepth = 64;
     const std::string& text_;
     std::string source_;
+    int first_line_;
     std::size_t at_ = 0;
 
     std::string position(std::size_t at) const {
-        int line = 1, column = 1;
+        int line = first_line_, column = 1;
         for (std::size_t i = 0; i < at && i < text_.size(); ++i) {
             if (text_[i] == '\n') ++line, column = 1;
             else ++column;
@@ -324,9 +326,10 @@ private:
 
 }  // namespace detail
 
-/// @brief Parses `text` as one JSON document; errors name `source` (a file's path).
-inline Value parse(const std::string& text, const std::string& source) {
-    return detail::Parser(text, source).document();
+/// @brief Parses `text` as one JSON document; errors name `source` (a file's
+/// path) and the line, counted from `first_line` (a JSON-lines file's line).
+inline Value parse(const std::string& text, const std::string& source, int first_line = 1) {
+    return detail::Parser(text, source, first_line).document();
 }
 
 }  // namespace course_tools::json

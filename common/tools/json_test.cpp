@@ -99,6 +99,15 @@ int main() {
     expect_refused(std::string(65, '[') + std::string(65, ']'), "deeper than 64");
     expect(refusal(std::string(64, '[') + std::string(64, ']')).empty(), "takes 64 levels of nesting");
 
+    // A line of a JSON-lines file is named by its line in the file.
+    try {
+        json::parse("{\"a\": x}", "status.json", 3);
+        expect(false, "x is no value");
+    } catch (const json::Error& e) {
+        expect(std::string(e.what()).rfind("status.json:3:7: ", 0) == 0,
+               std::string("an error names the line counted from first_line (got \"") + e.what() + "\")");
+    }
+
     // The shape asked for: a wrong type or a missing key says where.
     const json::Value object = json::parse("{\n  \"title\": 3\n}", "m.json");
     try {
