@@ -104,25 +104,8 @@ function(_course_manifest_set value_var)
   file(RENAME "${COURSE_META_DIR}/manifest.json.new" "${COURSE_META_DIR}/manifest.json")
 endfunction()
 
-# Properties of every test that runs student code. The test main's watchdog
-# stops a test case after COURSE_TEST_TIMEOUT seconds with a report; CTest's
-# own timeout, a little later, is only the backstop. Two emulator workers per
-# test process, since CTest already runs tests side by side.
-math(EXPR _course_backstop_timeout "${COURSE_TEST_TIMEOUT} + 30")
-set(COURSE_TEST_PROPERTIES
-  TIMEOUT ${_course_backstop_timeout}
-  ENVIRONMENT "COURSE_TEST_TIMEOUT=${COURSE_TEST_TIMEOUT}"
-  ENVIRONMENT_MODIFICATION "COURSE_EMU_WORKERS=set:2")
-
-function(course_begin_lessons)
-  if(COURSE_PREBUILT AND COURSE_CHECK)
-    message(FATAL_ERROR "COURSE_PREBUILT (a student's tree in grade-all) and COURSE_CHECK exclude each other")
-  endif()
-  if(NOT COURSE_PREBUILT)
-    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _course_export_prebuilt)
-  endif()
-  file(MAKE_DIRECTORY "${COURSE_META_DIR}")
-  file(REMOVE "${COURSE_META_DIR}/lessons.tsv" "${COURSE_META_DIR}/configuration.tsv")  # the manifest's forerunners
+# Starts the manifest: this build's configuration, no lessons yet.
+function(_course_manifest_begin)
   set_property(GLOBAL PROPERTY COURSE_MANIFEST "{}")
   set(empty "{}")
   _course_manifest_set(empty configuration)
@@ -144,6 +127,51 @@ function(course_begin_lessons)
   endforeach()
   set(empty "[]")
   _course_manifest_set(empty lessons)
+endfunction()
+
+# Appends a lesson to the manifest:
+#   _course_manifest_add_lesson(NN slug TITLE t POINTS p BENCH true|false SKIPPED why
+#                               SOURCES file ... FORBID text ...)
+function(_course_manifest_add_lesson NN slug)
+  cmake_parse_arguments(M "" "TITLE;POINTS;BENCH;SKIPPED" "SOURCES;FORBID" ${ARGN})
+  if(NOT NN MATCHES "^[0-9][0-9]$")
+    message(FATAL_ERROR "course_lesson(${NN} ${slug}): a lesson number is two digits")
+  endif()
+  if(NOT M_POINTS MATCHES "^[0-9]+(\\.[0-9]+)?$")
+    message(FATAL_ERROR "course_lesson(${NN} ${slug}): POINTS is a number (got ${M_POINTS})")
+  endif()
+  string(REGEX REPLACE "^0+([0-9])" "\\1" points "${M_POINTS}")  # JSON has no leading zeros
+  _course_json_string(slug_json "${slug}")
+  _course_json_string(title "${M_TITLE}")
+  _course_json_string(skipped "${M_SKIPPED}")
+  _course_json_strings(sources ${M_SOURCES})
+  _course_json_strings(forbid ${M_FORBID})
+  get_property(manifest GLOBAL PROPERTY COURSE_MANIFEST)
+  string(JSON index LENGTH "${manifest}" lessons)
+  set(entry "{\"number\": \"${NN}\", \"slug\": ${slug_json}, \"title\": ${title}, \"points\": ${points}, \"bench\": ${M_BENCH}, \"sources\": ${sources}, \"forbid\": ${forbid}, \"skipped\": ${skipped}}")
+  _course_manifest_set(entry lessons ${index})
+endfunction()
+
+# Properties of every test that runs student code. The test main's watchdog
+# stops a test case after COURSE_TEST_TIMEOUT seconds with a report; CTest's
+# own timeout, a little later, is only the backstop. Two emulator workers per
+# test process, since CTest already runs tests side by side.
+math(EXPR _course_backstop_timeout "${COURSE_TEST_TIMEOUT} + 30")
+set(COURSE_TEST_PROPERTIES
+  TIMEOUT ${_course_backstop_timeout}
+  ENVIRONMENT "COURSE_TEST_TIMEOUT=${COURSE_TEST_TIMEOUT}"
+  ENVIRONMENT_MODIFICATION "COURSE_EMU_WORKERS=set:2")
+
+function(course_begin_lessons)
+  if(COURSE_PREBUILT AND COURSE_CHECK)
+    message(FATAL_ERROR "COURSE_PREBUILT (a student's tree in grade-all) and COURSE_CHECK exclude each other")
+  endif()
+  if(NOT COURSE_PREBUILT)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _course_export_prebuilt)
+  endif()
+  file(MAKE_DIRECTORY "${COURSE_META_DIR}")
+  file(REMOVE "${COURSE_META_DIR}/lessons.tsv" "${COURSE_META_DIR}/configuration.tsv")  # the manifest's forerunners
+  _course_manifest_begin()
 endfunction()
 
 # After the last course_lesson(): the submission-independent targets, for the
@@ -342,23 +370,8 @@ function(course_lesson NN slug)
     set(has_bench true)
   endif()
 
-  # The lesson's entry in the manifest (see the top of this file).
-  if(NOT NN MATCHES "^[0-9][0-9]$")
-    message(FATAL_ERROR "course_lesson(${NN} ${slug}): a lesson number is two digits")
-  endif()
-  if(NOT L_POINTS MATCHES "^[0-9]+(\\.[0-9]+)?$")
-    message(FATAL_ERROR "course_lesson(${NN} ${slug}): POINTS is a number (got ${L_POINTS})")
-  endif()
-  string(REGEX REPLACE "^0+([0-9])" "\\1" points "${L_POINTS}")  # JSON has no leading zeros
-  _course_json_string(slug_json "${slug}")
-  _course_json_string(title "${L_TITLE}")
-  _course_json_string(skipped_json "${skipped}")
-  _course_json_strings(sources_json ${L_SOURCES})
-  _course_json_strings(forbid_json ${L_FORBID})
-  get_property(manifest GLOBAL PROPERTY COURSE_MANIFEST)
-  string(JSON index LENGTH "${manifest}" lessons)
-  set(entry "{\"number\": \"${NN}\", \"slug\": ${slug_json}, \"title\": ${title}, \"points\": ${points}, \"bench\": ${has_bench}, \"sources\": ${sources_json}, \"forbid\": ${forbid_json}, \"skipped\": ${skipped_json}}")
-  _course_manifest_set(entry lessons ${index})
+  _course_manifest_add_lesson(${NN} ${slug} TITLE "${L_TITLE}" POINTS "${L_POINTS}" BENCH ${has_bench}
+    SKIPPED "${skipped}" SOURCES ${L_SOURCES} FORBID ${L_FORBID})
 
   if(NOT COURSE_CHECK)
     return()
