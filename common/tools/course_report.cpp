@@ -183,10 +183,10 @@ std::string split_lines(std::string s) {
 
 namespace json = course_tools::json;
 
-// A file's text; throws naming it when it cannot be read.
-std::string read_required(const std::string& path, const std::string& what) {
+// A file's text; throws naming it (and saying `hint`) when it cannot be read.
+std::string read_required(const std::string& path, const std::string& what, const std::string& hint = "") {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw json::Error("cannot read " + what + " " + path);
+    if (!in) throw json::Error("cannot read " + what + " " + path + hint);
     std::ostringstream out;
     out << in.rdbuf();
     return out.str();
@@ -202,7 +202,7 @@ struct Manifest {
 Manifest read_manifest(const std::string& build_dir) {
     const std::string path = build_dir + "/course/manifest.json";
     const json::Value doc = json::parse(
-        read_required(path, "the lesson manifest (is the build tree configured?)"), path);
+        read_required(path, "the lesson manifest", " (CMake writes it when it configures the tree)"), path);
     Manifest m;
     const json::Value& config = doc.at("configuration");
     config.expect(json::Value::Type::object, "an object");
