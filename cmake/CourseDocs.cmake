@@ -3,14 +3,16 @@
 # built by Doxygen into <build>/docs/html (`./course docs`, or the `docs`
 # target). Included once from the top-level CMakeLists.txt; the site is set
 # up when that file has been read to the end, so that it knows every lesson
-# registered with course_lesson() (from lessons.tsv) without a list of its own.
+# registered with course_lesson() (from the lesson manifest, course/manifest.json)
+# without a list of its own.
 #
 # Warnings fail the build (docs/Doxyfile.in: WARN_AS_ERROR). With
 # COURSE_CHECK (of the full scope: COURSE_CHECK_FULL), the build of the site
 # is a CTest test (label `docs`), so `./course check` counts it; it is
 # registered only where doxygen is found. Also then, every lesson page is
-# checked against the lesson outline (cmake/CheckLessonPage.cmake), doxygen
-# or not. A cross build checks
+# checked against the lesson outline (cmake/CheckLessonPage.cmake), and the
+# lesson titles of README.md's table and of the pages against the manifest's,
+# doxygen or not. A cross build checks
 # neither: the pages do not depend on the CPU.
 
 find_package(Doxygen QUIET OPTIONAL_COMPONENTS dot)
@@ -19,18 +21,26 @@ function(_course_docs_setup)
   set(root "${CMAKE_SOURCE_DIR}")
   set(out "${CMAKE_BINARY_DIR}/docs")
 
-  # The lessons registered, in lesson order.
-  file(STRINGS "${COURSE_META_DIR}/lessons.tsv" rows)
-  list(SORT rows)
+  # The lessons registered, in lesson order (the manifest's, by number).
+  file(READ "${COURSE_META_DIR}/manifest.json" manifest)
+  string(JSON count LENGTH "${manifest}" lessons)
   set(lesson_folders "")
-  foreach(row IN LISTS rows)
-    string(REPLACE "\t" ";" fields "${row}")
-    list(GET fields 0 NN)
-    list(GET fields 1 slug)
-    list(APPEND lesson_folders "${root}/lessons/${NN}-${slug}")
-  endforeach()
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(index RANGE ${last})
+      string(JSON NN GET "${manifest}" lessons ${index} number)
+      string(JSON slug GET "${manifest}" lessons ${index} slug)
+      list(APPEND lesson_folders "${root}/lessons/${NN}-${slug}")
+    endforeach()
+  endif()
+  list(SORT lesson_folders)
 
   if(COURSE_CHECK_FULL)
+    # A lesson's title is course_lesson()'s TITLE: README.md's lesson table and
+    # the lesson's page say the same (common/tools/course_report.cpp, check-pages).
+    set(test "docs: README.md's lesson table, the lesson pages' titles and the lesson map agree with CMakeLists.txt")
+    add_test(NAME "${test}" COMMAND course_report check-pages "${CMAKE_BINARY_DIR}")
+    set_tests_properties("${test}" PROPERTIES LABELS docs)
     foreach(folder IN LISTS lesson_folders)
       get_filename_component(name "${folder}" NAME)
       set(test "docs: lessons/${name}/README.md follows the lesson outline")

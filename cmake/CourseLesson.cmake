@@ -37,6 +37,121 @@
 
 set(COURSE_META_DIR "${CMAKE_BINARY_DIR}/course")
 
+# The lesson manifest, ${COURSE_META_DIR}/manifest.json: what the driver's
+# tools know of this build and its lessons, by name, written at configure
+# time and read by course_report (common/tools/json.hpp), by the `course`
+# script through `course_report manifest`, and by CourseDocs.cmake:
+#
+#   {"configuration": {"backend": "emu", "reason": "...", "device": "...",
+#                      "source": "starter", "root": "/path/to/course", "compiler": "GNU 12.2.0"},
+#    "lessons": [{"number": "01", "slug": "grid-stride-loop", "title": "Grid-stride loops",
+#                 "points": 10, "bench": false, "sources": ["saxpy.cu"], "forbid": [],
+#                 "skipped": ""}, ...]}
+#
+# bench: this build has the lesson's benchmark (a GPU build); skipped: why
+# this build does not run the lesson (a GPU-only lesson on the emulator),
+# empty when it does. Lessons in the order of their course_lesson() calls.
+# Rewritten whole after each call, so that it always parses.
+
+# Sets `out` to `value` as a JSON string literal, quotes included.
+function(_course_json_string out value)
+  string(REPLACE "\\" "\\\\" value "${value}")
+  string(REPLACE "\"" "\\\"" value "${value}")
+  string(REPLACE "\n" "\\n" value "${value}")
+  string(REPLACE "\t" "\\t" value "${value}")
+  string(REPLACE "\r" "\\r" value "${value}")
+  # Any other control character (none is expected) as \u00XX.
+  foreach(code RANGE 1 31)
+    string(ASCII ${code} char)
+    string(FIND "${value}" "${char}" at)
+    if(NOT at EQUAL -1)
+      math(EXPR hex "${code}" OUTPUT_FORMAT HEXADECIMAL)  # 0x1f
+      string(SUBSTRING "${hex}" 2 -1 hex)
+      string(LENGTH "${hex}" digits)
+      if(digits EQUAL 1)
+        set(hex "0${hex}")
+      endif()
+      string(REPLACE "${char}" "\\u00${hex}" value "${value}")
+    endif()
+  endforeach()
+  set(${out} "\"${value}\"" PARENT_SCOPE)
+endfunction()
+
+# Sets `out` to the CMake list `items` as a JSON array of strings.
+function(_course_json_strings out)
+  set(json "")
+  set(json_separator "")
+  foreach(item IN LISTS ARGN)
+    _course_json_string(quoted "${item}")
+    string(APPEND json "${json_separator}${quoted}")
+    set(json_separator ", ")
+  endforeach()
+  set(${out} "[${json}]" PARENT_SCOPE)
+endfunction()
+
+# Sets the manifest's member at the JSON path `path...` (a key, then keys
+# or array indices below it) to the JSON text in the variable `value_var`,
+# and writes the manifest. (The text comes by name: passed as an argument,
+# a ";" in it would split it.)
+function(_course_manifest_set value_var)
+  get_property(manifest GLOBAL PROPERTY COURSE_MANIFEST)
+  string(JSON manifest ERROR_VARIABLE error SET "${manifest}" ${ARGN} "${${value_var}}")
+  if(error)
+    message(FATAL_ERROR "the lesson manifest: ${error}")
+  endif()
+  set_property(GLOBAL PROPERTY COURSE_MANIFEST "${manifest}")
+  file(WRITE "${COURSE_META_DIR}/manifest.json.new" "${manifest}\n")
+  file(RENAME "${COURSE_META_DIR}/manifest.json.new" "${COURSE_META_DIR}/manifest.json")
+endfunction()
+
+# Starts the manifest: this build's configuration, no lessons yet.
+function(_course_manifest_begin)
+  set_property(GLOBAL PROPERTY COURSE_MANIFEST "{}")
+  set(empty "{}")
+  _course_manifest_set(empty configuration)
+  foreach(key backend reason device source root compiler)
+    set(value "${COURSE_BACKEND_RESOLVED}")
+    if(key STREQUAL "reason")
+      set(value "${COURSE_BACKEND_REASON}")
+    elseif(key STREQUAL "device")
+      set(value "${COURSE_DEVICE_NAME}")
+    elseif(key STREQUAL "source")
+      set(value "${COURSE_SOURCE}")
+    elseif(key STREQUAL "root")
+      set(value "${CMAKE_SOURCE_DIR}")
+    elseif(key STREQUAL "compiler")
+      set(value "${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}")
+    endif()
+    _course_json_string(value "${value}")
+    _course_manifest_set(value configuration ${key})
+  endforeach()
+  set(empty "[]")
+  _course_manifest_set(empty lessons)
+endfunction()
+
+# Appends a lesson to the manifest:
+#   _course_manifest_add_lesson(NN slug TITLE t POINTS p BENCH true|false SKIPPED why
+#                               SOURCES file ... FORBID text ...)
+function(_course_manifest_add_lesson NN slug)
+  cmake_parse_arguments(M "" "TITLE;POINTS;BENCH;SKIPPED" "SOURCES;FORBID" ${ARGN})
+  if(NOT NN MATCHES "^[0-9][0-9]$")
+    message(FATAL_ERROR "course_lesson(${NN} ${slug}): a lesson number is two digits")
+  endif()
+  if(NOT M_POINTS MATCHES "^[0-9]+(\\.[0-9]+)?$")
+    message(FATAL_ERROR "course_lesson(${NN} ${slug}): POINTS is a number (got ${M_POINTS})")
+  endif()
+  string(REGEX REPLACE "^0+([0-9])" "\\1" points "${M_POINTS}")  # JSON has no leading zeros
+  _course_json_string(slug_json "${slug}")
+  _course_json_string(title "${M_TITLE}")
+  _course_json_string(skipped "${M_SKIPPED}")
+  _course_json_strings(sources ${M_SOURCES})
+  _course_json_strings(forbid ${M_FORBID})
+  get_property(manifest GLOBAL PROPERTY COURSE_MANIFEST)
+  string(JSON index LENGTH "${manifest}" lessons)
+  set(entry "{\"number\": \"${NN}\", \"slug\": ${slug_json}, \"title\": ${title}, \"points\": ${points}, \"bench\": ${M_BENCH}, \"sources\": ${sources}, \"forbid\": ${forbid}, \"skipped\": ${skipped}}")
+  _course_manifest_set(entry lessons ${index})
+endfunction()
+
 # Properties of every test that runs student code. The test main's watchdog
 # stops a test case after COURSE_TEST_TIMEOUT seconds with a report; CTest's
 # own timeout, a little later, is only the backstop. Two emulator workers per
@@ -55,10 +170,8 @@ function(course_begin_lessons)
     cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _course_export_prebuilt)
   endif()
   file(MAKE_DIRECTORY "${COURSE_META_DIR}")
-  file(WRITE "${COURSE_META_DIR}/lessons.tsv" "")
-  file(WRITE "${COURSE_META_DIR}/configuration.tsv"
-    "backend\t${COURSE_BACKEND_RESOLVED}\nreason\t${COURSE_BACKEND_REASON}\ndevice\t${COURSE_DEVICE_NAME}\nsource\t${COURSE_SOURCE}\nroot\t${CMAKE_SOURCE_DIR}\n"
-    "compiler\t${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}\n")
+  file(REMOVE "${COURSE_META_DIR}/lessons.tsv" "${COURSE_META_DIR}/configuration.tsv")  # the manifest's forerunners
+  _course_manifest_begin()
 endfunction()
 
 # After the last course_lesson(): the submission-independent targets, for the
@@ -163,7 +276,7 @@ function(course_lesson NN slug)
     list(APPEND _course_libraries ${L_CUDA_LIBRARIES})
   endif()
   # A GPU-only lesson on the emulator: nothing is built to run, the skip is
-  # said by a test and in lessons.tsv (for the grade report).
+  # said by a test and in the manifest (for the grade report).
   set(skipped "")
   if(L_GPU_ONLY AND NOT COURSE_BACKEND_RESOLVED STREQUAL "cuda")
     set(skipped "GPU only: ${L_GPU_ONLY}")
@@ -246,7 +359,7 @@ function(course_lesson NN slug)
   endif()
 
   # The benchmark: GPU only, built with the graded implementation.
-  set(has_bench 0)
+  set(has_bench false)
   if(L_BENCH AND COURSE_BACKEND_RESOLVED STREQUAL "cuda" AND NOT COURSE_PREBUILT)
     add_executable(${key}_bench "${test_dir}/${L_BENCH}" ${graded_files})
     target_include_directories(${key}_bench PRIVATE "${lesson_dir}" "${test_dir}")
@@ -254,16 +367,11 @@ function(course_lesson NN slug)
     if(COURSE_SOURCE STREQUAL "solutions")
       target_compile_definitions(${key}_bench PRIVATE COURSE_BENCH_OF_REFERENCE=1)  # labels its rows "reference"
     endif()
-    set(has_bench 1)
+    set(has_bench true)
   endif()
 
-  # Columns: number, slug, title, points, has a benchmark, SOURCES and FORBID
-  # (each a list joined by "|"), and why this build skips the lesson (empty
-  # when it does not).
-  string(REPLACE ";" "|" sources_field "${L_SOURCES}")
-  string(REPLACE ";" "|" forbid_field "${L_FORBID}")
-  file(APPEND "${COURSE_META_DIR}/lessons.tsv"
-    "${NN}\t${slug}\t${L_TITLE}\t${L_POINTS}\t${has_bench}\t${sources_field}\t${forbid_field}\t${skipped}\n")
+  _course_manifest_add_lesson(${NN} ${slug} TITLE "${L_TITLE}" POINTS "${L_POINTS}" BENCH ${has_bench}
+    SKIPPED "${skipped}" SOURCES ${L_SOURCES} FORBID ${L_FORBID})
 
   if(NOT COURSE_CHECK)
     return()

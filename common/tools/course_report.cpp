@@ -8,18 +8,32 @@
 //                 [--student NAME] [--tests FILE] [--results FILE] [--build-status FILE]
 //                 [--sources DIR] [--seconds S] [--student NAME ...] [NN ...]
 //
-// DIR/course/lessons.tsv (number, slug, title, points, bench, sources,
-// forbidden calls, why the build skips the lesson) and
-// DIR/course/configuration.tsv (backend, reason, device, source) are
-// written by CMake at configure time. Each --student starts a
+// DIR/course/manifest.json, the lesson manifest, is written by CMake at
+// configure time (cmake/CourseLesson.cmake): the build's configuration
+// (backend, reason, device, source, root, compiler) and each lesson by name
+// (number, slug, title, points, bench, sources, forbid, skipped: why the
+// build skips it). Each --student starts a
 // student; the options after it (until the next --student) describe that
 // student's results: the trusted list of the test cases that were to run
 // (--tests) and what course_run_tests made of each (--results, see
-// common/tools/run_tests.cpp), the driver's build status (a lesson that did
-// not build: number, status, the error's lines joined by the ASCII unit
-// separator), the folder holding the student's NN-slug/ lesson files
-// (scanned for the lessons' forbidden calls) and the seconds grading took.
+// common/tools/run_tests.cpp), the driver's build status (JSON lines, one
+// object per lesson that did not build: {"lesson", "status", "message"},
+// written by `course_report build-error`), the folder holding the student's
+// NN-slug/ lesson files (scanned for the lessons' forbidden calls) and the
+// seconds grading took.
 // Options before the first --student describe one unnamed student.
+//
+// The driver reads the manifest and writes the build status through this
+// tool too, so that no shell code parses or escapes JSON:
+//
+//   course_report manifest DIR lessons              the lesson numbers, one a line
+//   course_report manifest DIR lesson NN KEY        a lesson's KEY (a list: one item a line;
+//                                                   bench: true or false)
+//   course_report manifest DIR configuration KEY    a configuration value
+//   course_report build-error NN < MESSAGE          one build-status line: lesson NN did not build
+//   course_report build-status FILE                 the lessons FILE says did not build, one a line
+//   course_report check-pages DIR                   README.md's lesson table, each lesson page's
+//                                                   title and the lesson map agree with the manifest
 //
 // The list decides what is graded: a test case of the list without a passed
 // result is a failure, never left out. A failure's explanation is the
@@ -29,6 +43,7 @@
 // stand-ins on the emulator are left out), and each passing test case earns
 // its share.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -39,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "json.hpp"
 #include "xml_escape.hpp"
 
 namespace {
@@ -46,6 +62,7 @@ namespace {
 struct Lesson {
     std::string number, slug, title;
     double points = 0;
+    bool bench = false;  // has a benchmark in this build (a GPU build only)
     std::vector<std::string> sources, forbidden;
     std::string skipped;  // why this build does not run the lesson (a GPU-only lesson on the emulator)
 };
@@ -156,21 +173,71 @@ std::vector<TestResult> read_results(const std::string& tests_path, const std::s
     return results;
 }
 
-// The driver joins the lines of a build error with the ASCII unit separator.
+// The runner joins the lines of a reason and an output with the ASCII unit separator.
 std::string split_lines(std::string s) {
     std::replace(s.begin(), s.end(), '\x1f', '\n');
     return s;
 }
 
-std::vector<std::string> split(const std::string& s, char separator) {
-    std::vector<std::string> parts;
-    if (s.empty()) return parts;
-    std::size_t start = 0;
-    for (std::size_t at; (at = s.find(separator, start)) != std::string::npos; start = at + 1) {
-        parts.push_back(s.substr(start, at - start));
+// ------------------------------------------------------------ the manifest
+
+namespace json = course_tools::json;
+
+// A file's text; throws naming it (and saying `hint`) when it cannot be read.
+std::string read_required(const std::string& path, const std::string& what, const std::string& hint = "") {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw json::Error("cannot read " + what + " " + path + hint);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+struct Manifest {
+    std::map<std::string, std::string> config;  // backend, reason, device, source, root, compiler
+    std::vector<Lesson> lessons;                // in the order of the course_lesson() calls
+};
+
+// DIR/course/manifest.json, as cmake/CourseLesson.cmake writes it; throws
+// json::Error naming the file, line and key when it is not of that shape.
+Manifest read_manifest(const std::string& build_dir) {
+    const std::string path = build_dir + "/course/manifest.json";
+    const json::Value doc = json::parse(
+        read_required(path, "the lesson manifest", " (CMake writes it when it configures the tree)"), path);
+    Manifest m;
+    const json::Value& config = doc.at("configuration");
+    config.expect(json::Value::Type::object, "an object");
+    for (const auto& [key, value] : config.members) m.config[key] = value.as_string();
+    for (const json::Value& entry : doc.at("lessons").as_array()) {
+        Lesson lesson;
+        lesson.number = entry.at("number").as_string();
+        lesson.slug = entry.at("slug").as_string();
+        lesson.title = entry.at("title").as_string();
+        lesson.points = entry.at("points").as_number();
+        lesson.bench = entry.at("bench").as_bool();
+        lesson.sources = entry.at("sources").as_strings();
+        lesson.forbidden = entry.at("forbid").as_strings();
+        lesson.skipped = entry.at("skipped").as_string();
+        m.lessons.push_back(lesson);
     }
-    parts.push_back(s.substr(start));
-    return parts;
+    return m;
+}
+
+// The driver's build status: JSON lines, one object per lesson that did not
+// build, {"lesson": "NN", "status": "compile error", "message": "..."}
+// (course_report build-error writes them). Lesson number to message; a
+// lesson named twice keeps its first message (the staging's, before the build's).
+std::map<std::string, std::string> read_build_status(const std::string& path) {
+    std::map<std::string, std::string> errors;
+    std::istringstream in(read_required(path, "the build status"));
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        if (line.empty()) continue;
+        const json::Value row = json::parse(line, path, number);
+        const std::string& lesson = row.at("lesson").as_string();
+        row.at("status").as_string();
+        errors.emplace(lesson, row.at("message").as_string());
+    }
+    return errors;
 }
 
 void print_indented(std::ostream& out, const std::string& text) {
@@ -325,11 +392,7 @@ std::string relative_to(std::string text, const std::string& folder, const std::
 
 void grade(Student& student, const std::vector<Lesson>& lessons, const std::string& root) {
     std::map<std::string, std::string> compile_errors;
-    if (!student.build_status.empty()) {
-        for (const auto& row : read_tsv(student.build_status)) {
-            if (row.size() >= 3) compile_errors[row[0]] = split_lines(row[2]);
-        }
-    }
+    if (!student.build_status.empty()) compile_errors = read_build_status(student.build_status);
     const std::vector<TestResult> results =
         student.tests.empty() ? std::vector<TestResult>{} : read_results(student.tests, student.results);
     for (const Lesson& lesson : lessons) {
@@ -383,27 +446,7 @@ void grade(Student& student, const std::vector<Lesson>& lessons, const std::stri
 
 // ------------------------------------------------------------ output helpers
 
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (const unsigned char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (c < 0x20 || c == 0x7f) {
-                char buffer[8];
-                std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-                out += buffer;
-            } else {
-                out += static_cast<char>(c);
-            }
-        }
-    }
-    return out + "\"";
-}
+std::string json_string(const std::string& s) { return json::quote(s); }
 
 using course_tools::xml_escape;
 
@@ -735,6 +778,177 @@ void write_summary(std::ostream& out, const Student& st) {
     }
 }
 
+// ------------------------------------------------------------ the driver's commands
+
+// `manifest DIR ...`: what the driver asks of the manifest, printed plainly.
+int manifest_command(const std::vector<std::string>& args) {
+    const auto usage = [] {
+        std::cerr << "usage: course_report manifest DIR lessons\n"
+                     "       course_report manifest DIR lesson NN number|slug|title|points|bench|sources|forbid|skipped\n"
+                     "       course_report manifest DIR configuration KEY\n";
+        return 2;
+    };
+    if (args.size() < 2) return usage();
+    const Manifest m = read_manifest(args[0]);
+    const std::string& what = args[1];
+    if (what == "lessons" && args.size() == 2) {
+        for (const Lesson& lesson : m.lessons) std::cout << lesson.number << "\n";
+        return 0;
+    }
+    if (what == "configuration" && args.size() == 3) {
+        const auto found = m.config.find(args[2]);
+        if (found == m.config.end()) {
+            std::cerr << "course_report: the manifest's configuration has no key \"" << args[2] << "\"\n";
+            return 2;
+        }
+        std::cout << found->second << "\n";
+        return 0;
+    }
+    if (what != "lesson" || args.size() != 4) return usage();
+    const std::string &wanted = args[2], &key = args[3];
+    const auto lesson = std::find_if(m.lessons.begin(), m.lessons.end(),
+                                     [&](const Lesson& l) { return l.number == wanted; });
+    if (lesson == m.lessons.end()) {
+        std::cerr << "course_report: the manifest has no lesson " << wanted << "\n";
+        return 2;
+    }
+    const auto list = [](const std::vector<std::string>& items) {
+        for (const std::string& item : items) std::cout << item << "\n";
+    };
+    if (key == "number") std::cout << lesson->number << "\n";
+    else if (key == "slug") std::cout << lesson->slug << "\n";
+    else if (key == "title") std::cout << lesson->title << "\n";
+    else if (key == "points") std::cout << number(lesson->points) << "\n";
+    else if (key == "bench") std::cout << (lesson->bench ? "true" : "false") << "\n";
+    else if (key == "sources") list(lesson->sources);
+    else if (key == "forbid") list(lesson->forbidden);
+    else if (key == "skipped") std::cout << lesson->skipped << (lesson->skipped.empty() ? "" : "\n");
+    else return usage();
+    return 0;
+}
+
+// What the lesson pages say of each lesson against the manifest: README.md's
+// lesson table (a row "| NN | [Title](lessons/NN-slug/README.md) | ..."),
+// each lesson page's first line ("# Lesson NN — Title {#lessonNN}") and the
+// lesson map (docs/figures/lesson-map.svg: a box numbered NN for every
+// lesson, none for a lesson the course does not have; its titles are
+// abridged to fit the boxes, so only the numbers are compared). Prints
+// every disagreement; 1 when there is one.
+int check_pages(const std::string& build_dir) {
+    const Manifest m = read_manifest(build_dir);
+    const auto root_found = m.config.find("root");
+    if (root_found == m.config.end()) throw json::Error("the manifest's configuration has no root");
+    const std::string root = root_found->second;
+    std::vector<std::string> problems;
+    std::set<std::string> numbers;
+    for (const Lesson& l : m.lessons) numbers.insert(l.number);
+
+    // README.md's table rows, by lesson number.
+    std::map<std::string, std::vector<std::string>> rows;
+    {
+        std::istringstream readme(read_required(root + "/README.md", "the course's README"));
+        std::string line;
+        while (std::getline(readme, line)) {
+            if (line.size() > 7 && line.compare(0, 2, "| ") == 0 && std::isdigit(static_cast<unsigned char>(line[2])) &&
+                std::isdigit(static_cast<unsigned char>(line[3])) && line.compare(4, 3, " | ") == 0) {
+                rows[line.substr(2, 2)].push_back(line);
+            }
+        }
+    }
+    for (const auto& [number, lines] : rows) {
+        if (!numbers.count(number)) {
+            problems.push_back("README.md: the lesson table has a row for lesson " + number +
+                               ", which CMakeLists.txt does not register");
+        }
+    }
+    for (const Lesson& l : m.lessons) {
+        const std::string folder = l.number + "-" + l.slug;
+        const std::string row_start = "| " + l.number + " | [" + l.title + "](lessons/" + folder + "/README.md) |";
+        const auto found = rows.find(l.number);
+        if (found == rows.end()) {
+            problems.push_back("README.md: the lesson table has no row for lesson " + l.number + " (" + l.title + ")");
+        } else if (found->second.size() > 1) {
+            problems.push_back("README.md: the lesson table has " + std::to_string(found->second.size()) +
+                               " rows for lesson " + l.number);
+        } else if (found->second.front().compare(0, row_start.size(), row_start) != 0) {
+            problems.push_back("README.md: lesson " + l.number + "'s row does not start with the manifest's title and page:\n" +
+                               "    expected: " + row_start + "\n    found:    " +
+                               found->second.front().substr(0, found->second.front().find(") |") + 3));
+        }
+        const std::string page = "lessons/" + folder + "/README.md";
+        std::ifstream in(root + "/" + page, std::ios::binary);
+        std::string first;
+        if (!in || !std::getline(in, first)) {
+            problems.push_back(page + ": missing or empty");
+            continue;
+        }
+        const std::string heading = "# Lesson " + l.number + " \xe2\x80\x94 " + l.title + " {#lesson" + l.number + "}";
+        if (first != heading) {
+            problems.push_back(page + ":1: the title is not the manifest's:\n    expected: " + heading +
+                               "\n    found:    " + first);
+        }
+    }
+
+    // The lesson map: the boxes' numbers (20-pixel bold text holding two digits).
+    const std::string map_path = "docs/figures/lesson-map.svg";
+    const std::string map = read_required(root + "/" + map_path, "the lesson map");
+    const std::string marker = "font-size=\"20\" font-weight=\"bold\">";
+    std::map<std::string, int> boxes;
+    for (std::size_t at = map.find(marker); at != std::string::npos; at = map.find(marker, at + 1)) {
+        const std::size_t text = at + marker.size();
+        if (map.compare(text + 2, 7, "</text>") == 0) ++boxes[map.substr(text, 2)];
+    }
+    for (const Lesson& l : m.lessons) {
+        if (!boxes.count(l.number)) {
+            problems.push_back(map_path + ": no box for lesson " + l.number + " (" + l.title + ")");
+        } else if (boxes[l.number] > 1) {
+            problems.push_back(map_path + ": " + std::to_string(boxes[l.number]) + " boxes for lesson " + l.number);
+        }
+    }
+    for (const auto& [number, count] : boxes) {
+        if (!numbers.count(number)) {
+            problems.push_back(map_path + ": a box for lesson " + number + ", which CMakeLists.txt does not register");
+        }
+    }
+
+    for (const std::string& p : problems) std::cout << p << "\n";
+    if (!problems.empty()) {
+        std::cout << problems.size() << " disagreement(s) with the lessons CMakeLists.txt registers "
+                  << "(course_lesson()'s TITLE is the lesson's title)\n";
+        return 1;
+    }
+    std::cout << "README.md's lesson table, the " << m.lessons.size()
+              << " lesson pages' titles and the lesson map agree with the manifest\n";
+    return 0;
+}
+
+int run_command(const std::string& command, const std::vector<std::string>& args) {
+    try {
+        if (command == "manifest") return manifest_command(args);
+        if (command == "check-pages" && args.size() == 1) return check_pages(args[0]);
+        if (command == "build-error" && args.size() == 1) {
+            // One line of the build status, the message read from stdin.
+            std::ostringstream message;
+            message << std::cin.rdbuf();
+            std::cout << "{\"lesson\": " << json::quote(args[0]) << ", \"status\": \"compile error\", \"message\": "
+                      << json::quote(message.str()) << "}\n";
+            return 0;
+        }
+        if (command == "build-status" && args.size() == 1) {
+            for (const auto& entry : read_build_status(args[0])) std::cout << entry.first << "\n";
+            return 0;
+        }
+    } catch (const json::Error& e) {
+        std::cerr << "course_report: " << e.what() << "\n";
+        return 2;
+    }
+    std::cerr << "usage: course_report manifest DIR lessons | lesson NN KEY | configuration KEY\n"
+                 "       course_report build-error NN < MESSAGE\n"
+                 "       course_report build-status FILE\n"
+                 "       course_report check-pages DIR\n";
+    return 2;
+}
+
 int usage() {
     std::cerr << "usage: course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn]\n"
                  "                     [--isolation TEXT] [--visibility [NN=]V] [--hidden-visibility V]\n"
@@ -751,6 +965,13 @@ bool known_visibility(const std::string& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc >= 2) {
+        const std::string command = argv[1];
+        if (command == "manifest" || command == "build-error" || command == "build-status" ||
+            command == "check-pages") {
+            return run_command(command, std::vector<std::string>(argv + 2, argv + argc));
+        }
+    }
     std::string build_dir, format = "table", summary;
     Context ctx;
     std::set<std::string> selected;
@@ -807,19 +1028,18 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    for (const auto& row : read_tsv(build_dir + "/course/configuration.tsv")) {
-        if (row.size() >= 2) ctx.config[row[0]] = row[1];
-    }
     std::vector<Lesson> lessons;
-    for (const auto& row : read_tsv(build_dir + "/course/lessons.tsv")) {
-        if (row.size() < 4 || (!selected.empty() && !selected.count(row[0]))) continue;
-        Lesson lesson{row[0], row[1], row[2], std::stod(row[3]), {}, {}, {}};
-        if (row.size() >= 6) lesson.sources = split(row[5], '|');
-        if (row.size() >= 7) lesson.forbidden = split(row[6], '|');
-        if (row.size() >= 8) lesson.skipped = row[7];
-        lessons.push_back(lesson);
+    try {
+        Manifest manifest = read_manifest(build_dir);
+        ctx.config = manifest.config;
+        for (const Lesson& lesson : manifest.lessons) {
+            if (selected.empty() || selected.count(lesson.number)) lessons.push_back(lesson);
+        }
+        for (Student& st : students) grade(st, lessons, ctx.config["root"]);
+    } catch (const json::Error& e) {
+        std::cerr << "course_report: " << e.what() << "\n";
+        return 2;
     }
-    for (Student& st : students) grade(st, lessons, ctx.config["root"]);
 
     if (format == "table") write_table(std::cout, ctx, students);
     else if (format == "json") write_json(std::cout, ctx, students);
