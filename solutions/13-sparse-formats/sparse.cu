@@ -407,7 +407,9 @@ __global__ void spmv_kernel(int n_rows, const int* row_ptr, const int* cols, con
     for (int r = first + group; r < last; r += groups_per_warp) {  // the same rows for the whole group
         const int end = row_ptr[r + 1];
         float sum = 0.0f;
-        for (int k = row_ptr[r] + lane; k < end; k += lanes) sum += vals[k] * x[cols[k]];
+        // The matrix is read once per product: __ldcs (evict first) keeps
+        // its stream from pushing x, which every row gathers from, out of L2.
+        for (int k = row_ptr[r] + lane; k < end; k += lanes) sum += __ldcs(&vals[k]) * x[__ldcs(&cols[k])];
         for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(group_mask, sum, offset, lanes);
         if (lane == 0) y[r] = sum;
     }
