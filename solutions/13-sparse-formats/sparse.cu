@@ -1,24 +1,36 @@
 // Lesson 13 reference solution: COO to CSR with kernels only, the CSR
 // matrix-vector product, and PageRank by power iteration on it.
 //
-// COO to CSR is "sort by (row, column), then compress the rows". Sorting
-// all nnz entries is the expensive, general way; here the rows are known in
-// advance (0 .. n_rows-1), so the sort by row becomes a counting sort:
-// 1. count the entries of each row (a histogram with atomicAdd, lesson 09);
-// 2. an exclusive scan of the counts gives each row's first slot: row_ptr;
-// 3. every entry takes the next free slot of its row (atomicAdd on a cursor
-//    per row), which groups the entries by row, in an order within the row
-//    that depends on which thread got there first;
-// 4. one thread per row sorts its (column, COO position) pairs, moving the
-//    values along: the order no longer depends on the schedule, and
-//    duplicates keep their COO order.
+// COO to CSR is "sort the entries by (row, column), then compress the rows".
+// Two independent halves:
+// - the row offsets: count the entries of each row (a histogram with
+//   atomicAdd, lesson 09), then an exclusive scan of the counts: row_ptr;
+// - the entries: a stable LSD radix sort of the (row, column) pairs as one
+//   key, row * 2^column_bits + column, 8 bits per pass, the values carried
+//   along (lesson 19's sort, with three arrays moving instead of two). Only
+//   the key's real bits are sorted: bit_width(n_rows - 1) bits of row and as
+//   many column bits as the largest column has. Stable passes keep
+//   duplicates (equal keys) in their COO order, so the result is unique and
+//   does not depend on the order the GPU runs the threads in.
+//
+// The first version of this file placed each entry with an atomic cursor
+// per row and then sorted every row with one thread (insertion sort). It was
+// 0.92x cuSPARSE's conversion on an H100: the scatter writes 4 bytes at a
+// random place per array and entry, and the per-row sort gives each row to
+// one thread, whose neighbours in the warp read addresses a row apart. Every
+// pass of the radix sort reads and writes whole tiles, in order. The
+// benchmark times both (the first version is kept in
+// tests/13-sparse-formats/earlier_reference.cuh); the lesson's page,
+// "Measured results", has the numbers.
 #include <sparse.hpp>
 
 #include <course/cuda_check.hpp>
 #include <course/device_buffer.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <cuda_runtime.h>
 
 namespace lesson13 {
@@ -26,112 +38,397 @@ namespace lesson13 {
 namespace {
 
 constexpr int kThreadsPerBlock = 256;
-constexpr int kScanThreads = 1024;  // the one block of the scan
+constexpr int kWarps = kThreadsPerBlock / 32;
+constexpr unsigned kFullMask = 0xffffffffu;
 
 // Blocks of kThreadsPerBlock threads for one thread per item (at least 1).
-unsigned blocks_for(int items) {
-    return static_cast<unsigned>(std::max(1, (items + kThreadsPerBlock - 1) / kThreadsPerBlock));
+unsigned blocks_for(long long items) {
+    return static_cast<unsigned>(std::max(1LL, (items + kThreadsPerBlock - 1) / kThreadsPerBlock));
 }
 
-// Step 1: how many entries each row has. Two entries of one row may be
-// counted at the same moment, so the increment is atomic (lesson 09).
+// ------------------------------------------------------------- the row offsets
+
+// How many entries each row has. Two entries of one row may be counted at
+// the same moment, so the increment is atomic (lesson 09).
 __global__ void count_rows_kernel(int nnz, const int* rows, int* row_counts) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k < nnz) atomicAdd(&row_counts[rows[k]], 1);
 }
 
-// Step 2: row_ptr[r] = row_counts[0] + ... + row_counts[r-1] (exclusive),
-// row_ptr[n_rows] = the total. One block: each thread owns a contiguous
-// chunk of rows, sums it, the block scans the chunk sums in shared memory,
-// and each thread then writes its chunk's offsets starting from the sum of
-// the chunks before it. Enough for millions of rows; a multi-block scan
-// (a scan per block, a scan of the block totals, an add) is "Going further".
-__global__ void exclusive_scan_kernel(int n, const int* row_counts, int* row_ptr) {
-    __shared__ int chunk_sums[kScanThreads];
+// The block's exclusive scan of one value per thread (Hillis-Steele in
+// shared memory): returns the sum of the values of the threads before this
+// one, and the block's sum in `total`. Every thread of the block must call
+// it (it has barriers); blocks of kThreadsPerBlock threads.
+__device__ int block_exclusive_scan(int own, int& total) {
+    __shared__ int sums[kThreadsPerBlock];
     const int t = threadIdx.x;
-    const int threads = blockDim.x;
-    const int chunk = (n + threads - 1) / threads;
-    const int begin = min(n, t * chunk);
-    const int end = min(n, begin + chunk);
+    sums[t] = own;
+    __syncthreads();
+    // At each step add the value `offset` places to the left. Read, barrier,
+    // write, barrier: a thread must not overwrite a slot that another thread
+    // has yet to read at this step, nor read one before it is written at the
+    // step before.
+    for (int offset = 1; offset < kThreadsPerBlock; offset *= 2) {
+        const int left = t >= offset ? sums[t - offset] : 0;
+        __syncthreads();
+        sums[t] += left;
+        __syncthreads();
+    }
+    total = sums[kThreadsPerBlock - 1];
+    const int before = sums[t] - own;
+    __syncthreads();  // everyone has read before the next call writes sums again
+    return before;
+}
 
+// The scan works on tiles of kScanTile values, one block each; each thread
+// owns kScanItems consecutive values of its block's tile.
+constexpr int kScanItems = 16;
+constexpr int kScanTile = kThreadsPerBlock * kScanItems;
+
+// A thread's kScanItems values from `first`, 0 past n: four 16-byte loads
+// when the whole run is in the array (lesson 06; `first` is a multiple of
+// 16 and the arrays come from cudaMalloc, so the address is aligned).
+__device__ void load_scan_items(const int* in, int n, long long first, int (&values)[kScanItems]) {
+    if (first + kScanItems <= n) {
+        const int4* vectors = reinterpret_cast<const int4*>(in + first);
+        for (int v = 0; v < kScanItems / 4; ++v) {
+            const int4 four = vectors[v];
+            values[4 * v] = four.x;
+            values[4 * v + 1] = four.y;
+            values[4 * v + 2] = four.z;
+            values[4 * v + 3] = four.w;
+        }
+    } else {
+        for (int k = 0; k < kScanItems; ++k) values[k] = first + k < n ? in[first + k] : 0;
+    }
+}
+
+// Step 1 of the scan: tile_sums[b] = the sum of tile b.
+__global__ void tile_sums_kernel(int n, const int* in, int* tile_sums) {
+    const long long first = static_cast<long long>(blockIdx.x) * kScanTile + threadIdx.x * kScanItems;
+    int values[kScanItems];
+    load_scan_items(in, n, first, values);
     int own = 0;
-    for (int i = begin; i < end; ++i) own += row_counts[i];
-    chunk_sums[t] = own;
+    for (int k = 0; k < kScanItems; ++k) own += values[k];
+    int total = 0;
+    (void)block_exclusive_scan(own, total);
+    if (threadIdx.x == 0) tile_sums[blockIdx.x] = total;
+}
+
+// Step 3: out[i] = the tile's offset (the sum of the tiles before it; 0
+// without tile_offsets: one tile) + the values of the tile before i. The
+// last tile's block also writes out[n], the sum of everything.
+__global__ void scan_tiles_kernel(int n, const int* in, const int* tile_offsets, int* out) {
+    const long long first = static_cast<long long>(blockIdx.x) * kScanTile + threadIdx.x * kScanItems;
+    int values[kScanItems];
+    load_scan_items(in, n, first, values);
+    int own = 0;
+    for (int k = 0; k < kScanItems; ++k) own += values[k];
+    const int tile_offset = tile_offsets != nullptr ? tile_offsets[blockIdx.x] : 0;
+    int total = 0;
+    int running = tile_offset + block_exclusive_scan(own, total);
+    for (int k = 0; k < kScanItems; ++k) {
+        if (first + k < n) out[first + k] = running;  // exclusive: written before the value is added
+        running += values[k];
+    }
+    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) out[n] = tile_offset + total;
+}
+
+// out[i] = in[0] + ... + in[i-1] for i = 0 .. n (n + 1 values; out[n] is
+// the total). Sum each tile, scan the tile sums (the same function: one
+// tile of 4096 sums covers 16 million values), then scan each tile from its
+// offset: three kernels, any n.
+void exclusive_scan(const int* in, int* out, int n) {
+    const int tiles = std::max(1, (n + kScanTile - 1) / kScanTile);
+    if (tiles == 1) {
+        scan_tiles_kernel<<<1, kThreadsPerBlock>>>(n, in, nullptr, out);
+        COURSE_CUDA_CHECK(cudaGetLastError());
+        return;
+    }
+    course::DeviceBuffer<int> tile_sums(static_cast<std::size_t>(tiles));
+    course::DeviceBuffer<int> tile_offsets(static_cast<std::size_t>(tiles) + 1);
+    tile_sums_kernel<<<tiles, kThreadsPerBlock>>>(n, in, tile_sums.data());
+    COURSE_CUDA_CHECK(cudaGetLastError());
+    exclusive_scan(tile_sums.data(), tile_offsets.data(), tiles);
+    scan_tiles_kernel<<<tiles, kThreadsPerBlock>>>(n, in, tile_offsets.data(), out);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+// ------------------------------------------------------------- the entries
+
+constexpr int kDigitBits = 8;
+constexpr int kDigits = 1 << kDigitBits;
+constexpr int kSortItems = 16;                             // entries per thread in the sort
+constexpr int kSortTile = kThreadsPerBlock * kSortItems;  // entries per block: 4096
+static_assert(kThreadsPerBlock == kDigits, "thread d owns digit d in the sort's per-digit steps");
+
+// The digit of the entry (row, col) that the pass at `shift` sorts by: bits
+// shift .. shift+7 of the 64-bit key row * 2^col_bits + col. The key has no
+// bits above row_bits + col_bits, so the last pass needs no narrower mask.
+__device__ unsigned digit_of(int row, int col, int col_bits, int shift) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(row) << col_bits) | static_cast<std::uint32_t>(col);
+    return static_cast<unsigned>(key >> shift) & (kDigits - 1);
+}
+
+// bits[0] |= every column: its bit width is the column part of the key.
+// Each thread ORs its grid-stride share, the warp combines with shuffles,
+// and lane 0 does one atomicOr.
+__global__ void column_bits_kernel(int nnz, const int* cols, unsigned* bits) {
+    unsigned any = 0;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) {
+        any |= static_cast<unsigned>(cols[k]);
+    }
+    for (int offset = 16; offset > 0; offset /= 2) any |= __shfl_xor_sync(kFullMask, any, offset);
+    if (threadIdx.x % 32 == 0) atomicOr(bits, any);
+}
+
+// The entries of the tile that starts at `tile_begin`: kSortTile, or fewer for the last one.
+__device__ int tile_size_of(int nnz, long long tile_begin) {
+    return nnz - tile_begin < kSortTile ? static_cast<int>(nnz - tile_begin) : kSortTile;
+}
+
+// Step 1 of a pass: tile_counts[d * tiles + tile] = the number of the
+// tile's entries with digit d (digit-major: all tiles of digit 0 first, so
+// that the table's exclusive scan gives each (digit, tile) its first output
+// slot). A histogram in shared memory per block; thread d owns bin d.
+__global__ void digit_counts_kernel(int nnz, const int* rows, const int* cols, int col_bits, int shift,
+                                    int* tile_counts) {
+    __shared__ int counts[kDigits];
+    counts[threadIdx.x] = 0;
+    __syncthreads();
+    const long long tile_begin = static_cast<long long>(blockIdx.x) * kSortTile;
+    const int tile_size = tile_size_of(nnz, tile_begin);
+    // Only the arrays this digit has bits of are read.
+    const bool row_part = shift + kDigitBits > col_bits, col_part = shift < col_bits;
+    int tile_rows[kSortItems], tile_cols[kSortItems];
+    for (int j = 0; j < kSortItems; ++j) {  // every load first: kSortItems in flight at once
+        const int i = j * kThreadsPerBlock + threadIdx.x;
+        tile_rows[j] = row_part && i < tile_size ? rows[tile_begin + i] : 0;
+        tile_cols[j] = col_part && i < tile_size ? cols[tile_begin + i] : 0;
+    }
+    for (int j = 0; j < kSortItems; ++j) {
+        if (j * kThreadsPerBlock + static_cast<int>(threadIdx.x) < tile_size) {
+            atomicAdd(&counts[digit_of(tile_rows[j], tile_cols[j], col_bits, shift)], 1);
+        }
+    }
+    __syncthreads();
+    tile_counts[static_cast<std::size_t>(threadIdx.x) * gridDim.x + blockIdx.x] = counts[threadIdx.x];
+}
+
+// Step 3 of a pass: the stable scatter of one tile to the slots that the
+// scanned table of step 2 (`digit_offsets`) gives its digits. rows_out may
+// be null: the last pass writes only the columns and values (row_ptr comes
+// from the counts).
+//
+// Ranking, stably (lesson 19): warp w owns the tile's entries
+// [w * 32 * kSortItems, (w + 1) * 32 * kSortItems) and ranks them 32 at a
+// time, in order. __match_any_sync gives each lane the lanes holding the
+// same digit (`peers`); an entry's rank among the warp's entries of its
+// digit is the count already seen (warp_counts[warp][digit]) plus its peers
+// in lower lanes, so equal digits keep their order. A scan over (digit,
+// warp) turns the counts into each (digit, warp)'s first slot in the
+// digit-sorted tile; the entries go there in shared memory, and the block
+// writes the sorted tile out in order: consecutive threads write
+// consecutive addresses of each digit's run.
+//
+// The sorted tile (rows, columns, values: 48 KB) is dynamic shared memory,
+// past the 48 KB a block may declare statically with the 9 KB below; three
+// blocks of 57 KB fit in an SM's 228 KB, and __launch_bounds__ caps the
+// registers (85 a thread) so that their registers fit too: 24 warps per SM.
+__global__ void __launch_bounds__(kThreadsPerBlock, 3)
+    scatter_kernel(int nnz, const int* rows_in, const int* cols_in, const float* vals_in, int* rows_out,
+                   int* cols_out, float* vals_out, int col_bits, int shift, const int* digit_offsets) {
+    extern __shared__ int sorted_tile[];
+    int* tile_rows = sorted_tile;
+    int* tile_cols = sorted_tile + kSortTile;
+    float* tile_vals = reinterpret_cast<float*>(sorted_tile + 2 * kSortTile);
+    __shared__ int warp_counts[kWarps][kDigits];
+    __shared__ int digit_base[kDigits];
+
+    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    const unsigned lanes_below = (1u << lane) - 1u;
+    const long long tile_begin = static_cast<long long>(blockIdx.x) * kSortTile;
+    const int tile_size = tile_size_of(nnz, tile_begin);
+
+    // Each warp zeroes its own row of counts: only it uses the row until the barrier below.
+    for (int d = lane; d < kDigits; d += 32) warp_counts[warp][d] = 0;
+    __syncwarp();
+
+    // The warp's entries first: kSortItems loads per array in flight, each
+    // 32 consecutive entries (one 128-byte load per step).
+    int rows[kSortItems], cols[kSortItems];
+    float vals[kSortItems];
+    for (int j = 0; j < kSortItems; ++j) {
+        const int i = warp * 32 * kSortItems + j * 32 + lane;  // the entry's place in the tile
+        rows[j] = i < tile_size ? rows_in[tile_begin + i] : 0;
+        cols[j] = i < tile_size ? cols_in[tile_begin + i] : 0;
+        vals[j] = i < tile_size ? vals_in[tile_begin + i] : 0.0f;
+    }
+
+    int ranks[kSortItems];
+    for (int j = 0; j < kSortItems; ++j) {
+        // A partial last tile: the warps past its end stop (the whole warp
+        // at once, so that every lane still takes part in the match).
+        if (warp * 32 * kSortItems + j * 32 >= tile_size) break;
+        const bool valid = warp * 32 * kSortItems + j * 32 + lane < tile_size;
+        const unsigned digit = digit_of(rows[j], cols[j], col_bits, shift);
+        // Lanes past the tile's end match only each other (kDigits is no digit).
+        const unsigned peers = __match_any_sync(kFullMask, valid ? digit : unsigned{kDigits});
+        const int seen = valid ? warp_counts[warp][digit] : 0;
+        // Everyone has read the count before the group's lowest lane adds the group to it.
+        __syncwarp();
+        if (valid && (peers & lanes_below) == 0) warp_counts[warp][digit] = seen + __popc(peers);
+        __syncwarp();
+        ranks[j] = seen + __popc(peers & lanes_below);
+    }
+    __syncthreads();  // every warp's counts are final before thread d reads column d
+
+    // Thread d: the exclusive scan of digit d's counts over the warps, then
+    // of the digits' totals over the block: (digit, warp) -> first slot.
+    const int d = t;
+    int digit_total = 0;
+    for (int w = 0; w < kWarps; ++w) {
+        const int count = warp_counts[w][d];
+        warp_counts[w][d] = digit_total;
+        digit_total += count;
+    }
+    int tile_total = 0;
+    const int digit_start = block_exclusive_scan(digit_total, tile_total);  // has barriers
+    for (int w = 0; w < kWarps; ++w) warp_counts[w][d] += digit_start;
+    // Output position of tile slot i (an entry of digit d) = digit_base[d] + i.
+    digit_base[d] = digit_offsets[static_cast<std::size_t>(d) * gridDim.x + blockIdx.x] - digit_start;
     __syncthreads();
 
-    // Hillis-Steele inclusive scan of the chunk sums: at each step, add the
-    // value `offset` places to the left. Read, barrier, write, barrier: a
-    // thread must not overwrite a slot that another thread has yet to read
-    // at this step, nor read one before it is written at the step before.
-    for (int offset = 1; offset < threads; offset *= 2) {
-        const int left = t >= offset ? chunk_sums[t - offset] : 0;
-        __syncthreads();
-        chunk_sums[t] += left;
-        __syncthreads();
+    for (int j = 0; j < kSortItems; ++j) {
+        const int i = warp * 32 * kSortItems + j * 32 + lane;
+        if (i >= tile_size) break;
+        const int slot = warp_counts[warp][digit_of(rows[j], cols[j], col_bits, shift)] + ranks[j];
+        tile_rows[slot] = rows[j];
+        tile_cols[slot] = cols[j];
+        tile_vals[slot] = vals[j];
     }
+    __syncthreads();
 
-    // The inclusive sum minus the thread's own chunk: the rows before it.
-    int running = chunk_sums[t] - own;
-    for (int i = begin; i < end; ++i) {
-        row_ptr[i] = running;
-        running += row_counts[i];
-    }
-    // The last offset is the end of the last row: nnz.
-    if (t == threads - 1) row_ptr[n] = chunk_sums[t];
-}
-
-// Step 3: each entry takes the next free slot of its row. `row_cursor`
-// starts at 0; atomicAdd returns the count before this entry, so the
-// entries of row r fill row_ptr[r], row_ptr[r] + 1, ... in whatever order
-// their threads run. The COO position goes along, for the sort's tie-break.
-__global__ void scatter_kernel(int nnz, const int* rows, const int* cols, const float* vals, const int* row_ptr,
-                               int* row_cursor, int* csr_cols, float* csr_vals, int* csr_positions) {
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= nnz) return;
-    const int r = rows[k];
-    const int slot = row_ptr[r] + atomicAdd(&row_cursor[r], 1);
-    csr_cols[slot] = cols[k];
-    csr_vals[slot] = vals[k];
-    csr_positions[slot] = k;
-}
-
-// Step 4: one thread sorts one row by (column, COO position), moving the
-// value along with its column. Insertion sort: no extra memory and fast
-// for short rows, but quadratic in the row's length: a row of 10,000
-// entries costs one thread ~10^8/4 steps (see "Pitfalls" in the lesson).
-__global__ void sort_rows_kernel(int n_rows, const int* row_ptr, int* csr_cols, float* csr_vals,
-                                 int* csr_positions) {
-    const int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= n_rows) return;
-    const int begin = row_ptr[r];
-    const int end = row_ptr[r + 1];
-    for (int i = begin + 1; i < end; ++i) {
-        const int col = csr_cols[i];
-        const float val = csr_vals[i];
-        const int pos = csr_positions[i];
-        int j = i - 1;
-        while (j >= begin && (csr_cols[j] > col || (csr_cols[j] == col && csr_positions[j] > pos))) {
-            csr_cols[j + 1] = csr_cols[j];
-            csr_vals[j + 1] = csr_vals[j];
-            csr_positions[j + 1] = csr_positions[j];
-            --j;
-        }
-        csr_cols[j + 1] = col;
-        csr_vals[j + 1] = val;
-        csr_positions[j + 1] = pos;
+    for (int i = t; i < tile_size; i += kThreadsPerBlock) {
+        const int row = tile_rows[i], col = tile_cols[i];
+        const long long position = digit_base[digit_of(row, col, col_bits, shift)] + i;
+        if (rows_out != nullptr) rows_out[position] = row;
+        cols_out[position] = col;
+        vals_out[position] = tile_vals[i];
     }
 }
 
-// y = A x, one thread per row: the row's entries are contiguous, so the
-// thread walks row_ptr[r] .. row_ptr[r+1]-1 and sums in a register.
+// The number of bits of the largest column (0 when every column is 0).
+int column_bits(int nnz, const int* cols) {
+    course::DeviceBuffer<unsigned> bits(1);
+    COURSE_CUDA_CHECK(cudaMemset(bits.data(), 0, sizeof(unsigned)));
+    column_bits_kernel<<<std::min(blocks_for(nnz), 1024u), kThreadsPerBlock>>>(nnz, cols, bits.data());
+    COURSE_CUDA_CHECK(cudaGetLastError());
+    unsigned any = 0;
+    COURSE_CUDA_CHECK(cudaMemcpy(&any, bits.data(), sizeof(unsigned), cudaMemcpyDeviceToHost));
+    return std::bit_width(any);
+}
+
+// Sorts the nnz entries by (row, column), stably, into csr_cols and csr_vals.
+void sort_entries(int n_rows, int nnz, const int* rows, const int* cols, const float* vals, int* csr_cols,
+                  float* csr_vals) {
+    const int col_bits = column_bits(nnz, cols);
+    const int row_bits = std::bit_width(static_cast<unsigned>(n_rows - 1));
+    const int passes = (row_bits + col_bits + kDigitBits - 1) / kDigitBits;
+    if (passes == 0) {  // one row, every column 0: the COO order is the sorted order
+        COURSE_CUDA_CHECK(cudaMemcpy(csr_cols, cols, nnz * sizeof(int), cudaMemcpyDeviceToDevice));
+        COURSE_CUDA_CHECK(cudaMemcpy(csr_vals, vals, nnz * sizeof(float), cudaMemcpyDeviceToDevice));
+        return;
+    }
+    const unsigned tiles = static_cast<unsigned>((nnz + kSortTile - 1) / kSortTile);
+    const int table = kDigits * static_cast<int>(tiles);
+    course::DeviceBuffer<int> tile_counts(static_cast<std::size_t>(table));
+    course::DeviceBuffer<int> digit_offsets(static_cast<std::size_t>(table) + 1);  // + the total
+    // The passes alternate between two sets of arrays (ping-pong), arranged
+    // so that the last pass writes csr_cols and csr_vals: set A is those two
+    // and a row array (needed from 3 passes on), set B three arrays of its own.
+    const std::size_t count = static_cast<std::size_t>(nnz);
+    course::DeviceBuffer<int> rows_a(passes >= 3 ? count : 0);
+    course::DeviceBuffer<int> rows_b(passes >= 2 ? count : 0), cols_b(passes >= 2 ? count : 0);
+    course::DeviceBuffer<float> vals_b(passes >= 2 ? count : 0);
+    const int tile_bytes = 3 * kSortTile * static_cast<int>(sizeof(int));
+    COURSE_CUDA_CHECK(cudaFuncSetAttribute(scatter_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, tile_bytes));
+
+    const int* src_rows = rows;
+    const int* src_cols = cols;
+    const float* src_vals = vals;
+    for (int pass = 0; pass < passes; ++pass) {
+        const bool last = pass == passes - 1;
+        const bool to_a = (passes - 1 - pass) % 2 == 0;
+        int* dst_rows = last ? nullptr : (to_a ? rows_a.data() : rows_b.data());
+        int* dst_cols = to_a ? csr_cols : cols_b.data();
+        float* dst_vals = to_a ? csr_vals : vals_b.data();
+        const int shift = pass * kDigitBits;
+        digit_counts_kernel<<<tiles, kThreadsPerBlock>>>(nnz, src_rows, src_cols, col_bits, shift,
+                                                         tile_counts.data());
+        COURSE_CUDA_CHECK(cudaGetLastError());
+        exclusive_scan(tile_counts.data(), digit_offsets.data(), table);
+        scatter_kernel<<<tiles, kThreadsPerBlock, tile_bytes>>>(nnz, src_rows, src_cols, src_vals, dst_rows, dst_cols,
+                                                                dst_vals, col_bits, shift, digit_offsets.data());
+        COURSE_CUDA_CHECK(cudaGetLastError());
+        src_rows = dst_rows;
+        src_cols = dst_cols;
+        src_vals = dst_vals;
+    }
+}
+
+// ------------------------------------------------------------- SpMV
+
+// y = A x with `lanes` threads per row (1, 2, 4, 8, 16 or 32: a sub-warp),
+// chosen on the device from the mean row length nnz / n_rows (the smallest
+// that gives a row of mean length one entry per lane), so that the host
+// needs no copy of nnz and csr_spmv returns without synchronising. Lane l
+// of a row's group sums entries row_ptr[r] + l, + lanes, ...: the group's
+// loads of cols and vals are consecutive addresses (coalesced, where one
+// thread per row reads addresses a row length apart), and a shuffle
+// reduction within the group adds the partial sums (lesson 05). With one
+// lane per row it is the scalar kernel of the lesson's first step: one
+// thread walks its row, no shuffle.
+// The grid is sized from the SM count (spmv_blocks), so each warp takes a
+// run of consecutive rows, which its groups share out in turn: the groups
+// of a warp read neighbouring rows, and row r's end offset is row r+1's
+// start, already in the cache.
 __global__ void spmv_kernel(int n_rows, const int* row_ptr, const int* cols, const float* vals, const float* x,
                             float* y) {
-    const int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= n_rows) return;
-    float sum = 0.0f;
-    for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k) sum += vals[k] * x[cols[k]];
-    y[r] = sum;
+    const int nnz = row_ptr[n_rows];
+    int lanes = 1;
+    while (lanes < 32 && static_cast<long long>(lanes) * n_rows < nnz) lanes *= 2;
+    const int lane = threadIdx.x % lanes, group = threadIdx.x % 32 / lanes, groups_per_warp = 32 / lanes;
+    // The group's lanes within its warp: groups never straddle warps (lanes divides 32).
+    const unsigned group_mask = lanes == 32 ? kFullMask : ((1u << lanes) - 1u) << (group * lanes);
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, warps = gridDim.x * blockDim.x / 32;
+    const int rows_per_warp = (n_rows + warps - 1) / warps;
+    const int first = warp * rows_per_warp, last = min(n_rows, first + rows_per_warp);
+    for (int r = first + group; r < last; r += groups_per_warp) {  // the same rows for the whole group
+        const int end = row_ptr[r + 1];
+        float sum = 0.0f;
+        // The matrix is read once per product: __ldcs (evict first) keeps
+        // its stream from pushing x, which every row gathers from, out of L2.
+        for (int k = row_ptr[r] + lane; k < end; k += lanes) sum += __ldcs(&vals[k]) * x[__ldcs(&cols[k])];
+        for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(group_mask, sum, offset, lanes);
+        if (lane == 0) y[r] = sum;
+    }
 }
+
+// The SpMV's grid: a full GPU (8 blocks of 256 threads per SM), or for a
+// smaller matrix one thread per row (a group of `lanes` threads then takes
+// `lanes` rows, one after the other).
+unsigned spmv_blocks(int n_rows) {
+    static const int sm_count = [] {
+        int device = 0, count = 0;
+        COURSE_CUDA_CHECK(cudaGetDevice(&device));
+        COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return count;
+    }();
+    return std::min(blocks_for(n_rows), 8u * static_cast<unsigned>(sm_count));
+}
+
+// ------------------------------------------------------------- PageRank
 
 __global__ void fill_kernel(int n, float value, float* out) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -172,29 +469,22 @@ __global__ void rank_update_kernel(int n, float damping, const float* rank, cons
 
 void coo_to_csr(int n_rows, int nnz, const int* rows, const int* cols, const float* vals, int* row_ptr,
                 int* csr_cols, float* csr_vals) {
-    // The workspace, freed on return (cudaFree waits for the kernels).
+    // The row offsets: count, then scan (the counts are freed on return;
+    // cudaFree waits for the kernels).
     course::DeviceBuffer<int> row_counts(static_cast<std::size_t>(n_rows));
-    course::DeviceBuffer<int> positions(static_cast<std::size_t>(nnz));
     if (n_rows > 0) COURSE_CUDA_CHECK(cudaMemset(row_counts.data(), 0, n_rows * sizeof(int)));
     if (nnz > 0) {
         count_rows_kernel<<<blocks_for(nnz), kThreadsPerBlock>>>(nnz, rows, row_counts.data());
         COURSE_CUDA_CHECK(cudaGetLastError());
     }
-    exclusive_scan_kernel<<<1, kScanThreads>>>(n_rows, row_counts.data(), row_ptr);
-    COURSE_CUDA_CHECK(cudaGetLastError());
-    if (nnz == 0) return;
-    // The counts have been scanned: reuse them as the rows' cursors.
-    COURSE_CUDA_CHECK(cudaMemset(row_counts.data(), 0, n_rows * sizeof(int)));
-    scatter_kernel<<<blocks_for(nnz), kThreadsPerBlock>>>(nnz, rows, cols, vals, row_ptr, row_counts.data(), csr_cols,
-                                                          csr_vals, positions.data());
-    COURSE_CUDA_CHECK(cudaGetLastError());
-    sort_rows_kernel<<<blocks_for(n_rows), kThreadsPerBlock>>>(n_rows, row_ptr, csr_cols, csr_vals, positions.data());
-    COURSE_CUDA_CHECK(cudaGetLastError());
+    exclusive_scan(row_counts.data(), row_ptr, n_rows);
+    // The entries, sorted by (row, column, COO position).
+    if (nnz > 0) sort_entries(n_rows, nnz, rows, cols, vals, csr_cols, csr_vals);
 }
 
 void csr_spmv(int n_rows, const int* row_ptr, const int* cols, const float* vals, const float* x, float* y) {
     if (n_rows == 0) return;
-    spmv_kernel<<<blocks_for(n_rows), kThreadsPerBlock>>>(n_rows, row_ptr, cols, vals, x, y);
+    spmv_kernel<<<spmv_blocks(n_rows), kThreadsPerBlock>>>(n_rows, row_ptr, cols, vals, x, y);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -1,13 +1,17 @@
 // Lesson 13 benchmark (GPU only): a random matrix of 2^22 rows with 16
 // entries per row (2^26 entries, unsorted COO). Your coo_to_csr against
 // cuSPARSE's sort by row + gather + coo2csr, and your csr_spmv against
-// cusparseSpMV, against the measured device-to-device copy bandwidth.
-// Every variant's result is checked before it is timed.
+// cusparseSpMV, against the measured device-to-device copy bandwidth; and
+// the lesson's first reference (earlier_reference.cuh: an atomic scatter and
+// a sort per row, one thread per row in the SpMV) beside both, so that one
+// run shows what the current reference gained. Every variant's result is
+// checked before it is timed.
 //
 //   lesson13_bench [output.csv]
 #include <sparse.hpp>
 
 #include "cusparse_helpers.hpp"
+#include "earlier_reference.cuh"
 
 #include <course/bench.hpp>
 #include <course/device_buffer.hpp>
@@ -18,6 +22,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
@@ -114,10 +119,11 @@ int main(int argc, char** argv) {
         cusparse_convert(0);
         return first_difference(expected_row_ptr, lib_row_ptr.download(), "row_ptr");
     }, cusparse_convert, convert_bytes);
-    bench.add_checked(course::implementation_label("coo_to_csr"), false, [&] {
+    // A course conversion's check: offsets against the CPU, entries against cuSPARSE's.
+    const auto check_conversion = [&](const std::function<void(int)>& convert) {
         row_ptr.poison();
         csr_cols.poison();
-        student_convert(0);
+        convert(0);
         COURSE_CUDA_CHECK(cudaGetLastError());
         std::string wrong = first_difference(expected_row_ptr, row_ptr.download(), "row_ptr");
         if (wrong.empty()) wrong = first_difference(lib_cols.download(), csr_cols.download(), "csr_cols");
@@ -128,7 +134,15 @@ int main(int argc, char** argv) {
             }
         }
         return wrong;
-    }, student_convert, convert_bytes);
+    };
+    const auto earlier_convert = [&](int) {
+        lesson13::earlier::coo_to_csr(kRows, kNnz, d_rows.data(), d_cols.data(), d_vals.data(), row_ptr.data(),
+                                      csr_cols.data(), csr_vals.data());
+    };
+    bench.add_checked("earlier reference coo_to_csr (atomic scatter, a thread sorts each row)", false,
+                      [&] { return check_conversion(earlier_convert); }, earlier_convert, convert_bytes);
+    bench.add_checked(course::implementation_label("coo_to_csr"), false,
+                      [&] { return check_conversion(student_convert); }, student_convert, convert_bytes);
 
     // SpMV on the CSR both produced (they are equal: checked above).
     std::vector<double> exact(kRows), magnitude(kRows);
@@ -184,12 +198,19 @@ int main(int argc, char** argv) {
         cusparse_spmv(0);
         return check_y();
     }, cusparse_spmv, spmv_traffic, spmv_flops);
-    bench.add_checked(course::implementation_label("csr_spmv"), false, [&] {
+    const auto earlier_spmv = [&](int) {
+        lesson13::earlier::csr_spmv(kRows, row_ptr.data(), csr_cols.data(), csr_vals.data(), d_x.data(), y.data());
+    };
+    const auto check_spmv = [&](const std::function<void(int)>& spmv) {
         y.poison();
-        student_spmv(0);
+        spmv(0);
         COURSE_CUDA_CHECK(cudaGetLastError());
         return check_y();
-    }, student_spmv, spmv_traffic, spmv_flops);
+    };
+    bench.add_checked("earlier reference csr_spmv (a thread per row)", false,
+                      [&] { return check_spmv(earlier_spmv); }, earlier_spmv, spmv_traffic, spmv_flops);
+    bench.add_checked(course::implementation_label("csr_spmv"), false,
+                      [&] { return check_spmv(student_spmv); }, student_spmv, spmv_traffic, spmv_flops);
 
     COURSE_CUSPARSE_CHECK(cusparseDestroySpMat(a));
     COURSE_CUSPARSE_CHECK(cusparseDestroyDnVec(vec_x));

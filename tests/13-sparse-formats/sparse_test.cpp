@@ -1,9 +1,10 @@
 // Lesson 13 tests: COO to CSR exactly like a CPU sort, for empty matrices,
-// empty rows, one long row, sorted and unsorted COO and duplicates, under
-// every emulator schedule (the entries are placed with atomics: the result
-// must not depend on the order); the CSR SpMV within a float sum's
-// rounding; PageRank against a CPU power iteration; and, on a GPU, both
-// against cuSPARSE.
+// empty rows, one long row, sorted and unsorted COO, duplicates, keys of
+// 0 to 41 bits, under every emulator schedule (the rows are counted with
+// atomics: the result must not depend on the order); the CSR SpMV within a
+// float sum's rounding, for mean row lengths that pick every group width
+// from one lane to a warp; PageRank against a CPU power iteration; and, on a
+// GPU, both against cuSPARSE.
 #include <sparse.hpp>
 
 #include "cpu_reference.hpp"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <numeric>
@@ -112,6 +114,14 @@ std::vector<Case> conversion_cases() {
         for (std::size_t k = 0; k < coo.vals.size(); ++k) coo.vals[k] = static_cast<float>(k);
         cases.push_back({"200 x 8 with 2000 entries: duplicate (row, column) pairs, each its own value", coo});
     }
+    {  // columns anywhere in [0, 2^31): a key of 10 + 31 bits, past 32, in six passes
+        Coo coo = random_coo(1009, INT_MAX, 3000, "wide columns");
+        coo.cols = course::random_values<int>(3000, 0, INT_MAX, "wide columns cols");
+        cases.push_back({"1009 rows, columns up to 2^31 - 1 (a key of 41 bits)", coo});
+    }
+    // One row, every entry in column 0: a key of no bits, nothing to sort
+    // (the COO order is the CSR's), and every entry a duplicate of the others.
+    cases.push_back({"1 row, all 300 entries in column 0 (nothing to sort)", random_coo(1, 1, 300, "one cell")});
     cases.push_back({std::to_string(kLargeRows) + " rows, " + std::to_string(kLargePerRow) +
                          " entries per row on average, random order",
                      random_coo(kLargeRows, kLargeRows, kLargeRows * kLargePerRow, "large")});
@@ -183,19 +193,21 @@ course::Comparison check_entries(const Csr& expected, const std::vector<int>& co
         << vals[k] << ")\n  likely cause: ";
     const bool cols_right = std::equal(expected.cols.begin(), expected.cols.end(), cols.begin());
     if (got_cols != want_cols) {
-        out << "row " << row << " holds other columns than its entries': is each entry written to a slot "
-            << "of its own row, row_ptr[row] + (the row's cursor, taken with atomicAdd)?";
+        out << "row " << row << " holds other columns than its entries': the entries are not grouped by row. Does "
+            << "the sort cover every bit of the key (row * 2^column_bits + column): the rows' bits above the "
+            << "columns', all the columns' bits, the last pass too when the bits are not a multiple of 8? Does "
+            << "each pass count the same digits it scatters by?";
     } else if (!cols_right) {
-        out << "row " << row << " has the right columns in the wrong order: the entries are placed with "
-            << "atomics, in whatever order the threads run, so each row must be sorted by column afterwards.";
+        out << "row " << row << " has the right columns in the wrong order: are the columns' low digits sorted "
+            << "first, and is every pass stable (entries of equal digits keep the order the pass found them in)?";
     } else if (got_vals == want_vals && expected.cols[k] == cols[k] &&
                std::count(expected.cols.begin() + begin, expected.cols.begin() + end, expected.cols[k]) > 1) {
         out << "column " << expected.cols[k] << " appears more than once in row " << row
-            << " (duplicates), and their values are in the wrong order: duplicates keep their COO order, so "
-               "sort by (column, COO position), not by column alone.";
+            << " (duplicates), and their values are in the wrong order: duplicates keep their COO order, which a "
+               "stable sort gives: within a warp, rank an entry after the lanes below it with the same digit.";
     } else {
-        out << "the columns are right but the values are not: when the sort moves a column, it must move "
-               "its value along with it.";
+        out << "the columns are right but the values are not: when a pass moves a column, it must move its "
+               "value to the same place.";
     }
     return {false, out.str()};
 }
@@ -260,12 +272,13 @@ void require_spmv(const Csr& a, int n_cols, const std::string& name) {
                           "vals[k] * x[cols[k]] (0 for an empty row), within (len + 2) FLT_EPSILON sum |terms|\n  " +
                           cmp.message +
                           "\n  if y[r] is off by about one term, the loop over the row runs one entry too far or "
-                          "stops one short (k < row_ptr[r + 1]).";
+                          "stops one short (k < row_ptr[r + 1]); if it holds only some of the row's terms, the "
+                          "lanes of a row's group each sum a share (k += lanes) that a shuffle reduction must add up.";
         }
         COURSE_REQUIRE_MATCH(cmp);
         COURSE_REQUIRE_MATCH(course::compare_guard(std::vector<float>(kGuard, course::poison_value<float>()),
                                                    guard, n_rows, "y",
-                                                   "one thread per row: threads past the last row must return"));
+                                                   "the groups past the last row must write nothing"));
     });
 }
 
@@ -351,6 +364,13 @@ TEST_CASE("csr_spmv multiplies within a float sum's rounding, empty and long row
             coo.vals.push_back(1.0f / static_cast<float>(c + 1));
         }
         cases.push_back({"1009 x 4000, many empty rows, row 500 dense (4000 entries)", coo});
+    }
+    // Mean row lengths that pick each group width: 1 lane a row (the scalar
+    // kernel), 2, 4, 8, 16 and 32 (a warp), and a warp for rows longer still.
+    for (const int tenths : {5, 15, 30, 60, 120, 240, 480}) {
+        const std::string mean = std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+        cases.push_back({"333 x 2000, " + mean + " entries per row on average",
+                         random_coo(333, 2000, 333 * tenths / 10, "spmv mean " + mean)});
     }
     cases.push_back({std::to_string(kLargeRows) + " rows, large",
                      random_coo(kLargeRows, kLargeRows, kLargeRows * kLargePerRow, "spmv large")});
