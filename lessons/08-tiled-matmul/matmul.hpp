@@ -46,7 +46,7 @@ void matmul_tiled(const float* A, const float* B, float* C, int N, int M, int K)
 ///
 /// Same contract as matmul_tiled(). The reference uses 128 x 128 block tiles
 /// of C, 8 columns of A (rows of B) per phase and 256 threads that each keep
-/// an 8 x 8 tile of C in registers; two pairs of shared slabs (one barrier
+/// an 8 x 8 tile of C in registers; one pair of shared slabs (two barriers
 /// per phase); `float4` loads where the shape and alignment allow, and
 /// bounds checks for every other shape.
 ///

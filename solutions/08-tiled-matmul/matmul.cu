@@ -8,9 +8,7 @@
 // TILE x TILE tiles, each element loaded from global memory is used TILE
 // times. Register blocking goes one level further: each thread keeps an
 // 8 x 8 tile of C in registers, so each value read from shared memory is
-// used 8 times; double-buffered slabs (one barrier per phase) and
-// warp-shaped thread patches (fewer shared-memory wavefronts) then go after
-// the last few percent to cuBLAS's FP32 SGEMM.
+// used 8 times.
 #include <matmul.hpp>
 
 #include <course/cuda_check.hpp>
@@ -79,26 +77,20 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
 // block stages an 8-column slab of A (128 x 8) and an 8-row slab of B
 // (8 x 128) in shared memory. For each of the 8 k of the slab a thread reads
 // 8 values of A's column and 8 of B's row, and does 64 multiply-adds with
-// them: 4 float4 shared-memory reads for 64 FMAs, where the tiled kernel
-// needs 2 reads per FMA.
+// them: 16 shared-memory reads for 64 FMAs, where the tiled kernel needs
+// 2 reads per FMA.
 //
 // Thread (ty, tx) of a 16 x 16 arrangement owns rows ty*4 .. ty*4+3 and
 // 64+ty*4 .. 64+ty*4+3 of the block tile, and the same pattern of columns:
-// two groups of four, 64 apart, rather than 8 consecutive, so that the
-// threads reading one row of a slab read consecutive float4.
+// two groups of four, 64 apart, rather than 8 consecutive. Then the 16
+// threads of a half-warp that read B's row k read 16 consecutive float4 (no
+// bank conflict), and their stores of C are 256 consecutive bytes.
 //
-// What keeps the FMA units busy, beyond the blocking itself:
-// - Each warp is a 4 x 8 patch of the (ty, tx) arrangement (warp tiling):
-//   per k its lanes read 4 different float4 of A's slab (64 bytes) and 8 of
-//   B's (128 bytes), each one shared-memory wavefront, broadcast to the lanes
-//   that share them. A warp of 2 x 16 threads would need 6 wavefronts.
-// - The slabs are double-buffered: while the block multiplies from one pair
-//   of slabs, the next phase's values, already loaded from global memory into
-//   registers during the multiply, are stored into the other pair. One
-//   barrier per phase is then enough (see the loop), instead of two.
-// - A's slab is stored transposed, a_slab[k][row], so a thread's 8 values of
-//   one column k are two float4 reads like B's; its rows are padded by 4
-//   floats so that the transposing stores of a warp hit 32 different banks.
+// The benchmark (tests/08-tiled-matmul/matmul_bench.cu) times variants of
+// this kernel: two pairs of slabs with one barrier per phase, warps shaped
+// as 4 x 8 patches, a padded A slab, 16-wide slabs, cp.async copies. On an
+// H100 the first three together measured slower than this kernel (0.77x
+// cuBLAS FP32 against 0.90x), so the reference stays the simple one.
 
 constexpr int kBlockRows = 128;   // rows of C per block
 constexpr int kBlockCols = 128;   // columns of C per block
@@ -106,7 +98,6 @@ constexpr int kSlab = 8;          // columns of A (rows of B) per phase
 constexpr int kMicro = 8;         // a thread computes kMicro x kMicro elements of C
 constexpr int kThreadsRb = 256;   // (128 / 8) * (128 / 8)
 constexpr int kHalf = kBlockRows / 2;  // the second group of 4 rows (columns) starts here
-constexpr int kAPad = 4;          // a_slab's row padding: 4 floats keep float4 alignment
 
 // The four floats at (row, col .. col+3) of a rows x cols row-major matrix
 // (A: N x M, B: M x K). Aligned: one 16-byte load (the caller guarantees the
@@ -125,12 +116,6 @@ __device__ float4 load_quad(const float* matrix, int rows, int cols, int row, in
     }
 }
 
-// One buffer of the two: the transposed slab of A and the slab of B.
-struct Slabs {
-    float a[kSlab][kBlockRows + kAPad];
-    float b[kSlab][kBlockCols];
-};
-
 // kAligned: N and K are multiples of 128, M of 8, and the pointers are
 // 16-byte aligned, so no tile crosses an edge and every access may be a
 // float4. Otherwise every load and store is checked.
@@ -138,7 +123,10 @@ template <bool kAligned>
 __global__ void __launch_bounds__(kThreadsRb, 2)
     matmul_register_blocked_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                    int N, int M, int K) {
-    __shared__ __align__(16) Slabs slabs[2];
+    // A's slab is stored transposed, a_slab[k][row], so that a thread's 8
+    // values of one column k are two float4 reads, like B's.
+    __shared__ __align__(16) float a_slab[kSlab][kBlockRows];
+    __shared__ __align__(16) float b_slab[kSlab][kBlockCols];
 
     const int tid = threadIdx.x;
     const int block_row = blockIdx.y * kBlockRows;
@@ -152,41 +140,32 @@ __global__ void __launch_bounds__(kThreadsRb, 2)
     const int b_row = tid / 32;
     const int b_col = (tid % 32) * 4;
 
-    // Who computes what: warp w covers ty = (w / 2) * 4 .. + 3 and
-    // tx = (w % 2) * 8 .. + 7, lane l the (l / 8, l % 8) of that patch.
-    const int warp = tid / 32;
-    const int lane = tid % 32;
-    const int ty = (warp / 2) * 4 + lane / 8;
-    const int tx = (warp % 2) * 8 + lane % 8;
-
-    const auto store_slabs = [&](Slabs& to, float4 a, float4 b) {
-        to.a[a_col + 0][a_row] = a.x;
-        to.a[a_col + 1][a_row] = a.y;
-        to.a[a_col + 2][a_row] = a.z;
-        to.a[a_col + 3][a_row] = a.w;
-        *reinterpret_cast<float4*>(&to.b[b_row][b_col]) = b;
-    };
+    // Who computes what (see the comment above kBlockRows).
+    const int tx = tid % 16;
+    const int ty = tid / 16;
 
     float acc[kMicro][kMicro] = {};
 
+    // The next phase's values are loaded into registers while this phase
+    // computes, so the latency of global memory hides behind the FMAs.
     const int phases = (M + kSlab - 1) / kSlab;
+    float4 a_next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    float4 b_next = a_next;
     if (phases > 0) {
-        store_slabs(slabs[0], load_quad<kAligned>(A, N, M, block_row + a_row, a_col),
-                    load_quad<kAligned>(B, M, K, b_row, block_col + b_col));
+        a_next = load_quad<kAligned>(A, N, M, block_row + a_row, a_col);
+        b_next = load_quad<kAligned>(B, M, K, b_row, block_col + b_col);
     }
-    // The first slabs are complete before anyone reads them.
-    __syncthreads();
 
     for (int phase = 0; phase < phases; ++phase) {
-        const Slabs& current = slabs[phase % 2];
-        const bool more = phase + 1 < phases;
+        a_slab[a_col + 0][a_row] = a_next.x;
+        a_slab[a_col + 1][a_row] = a_next.y;
+        a_slab[a_col + 2][a_row] = a_next.z;
+        a_slab[a_col + 3][a_row] = a_next.w;
+        *reinterpret_cast<float4*>(&b_slab[b_row][b_col]) = b_next;
+        // Barrier 1: the slabs are complete before anyone reads them.
+        __syncthreads();
 
-        // The next phase's values are loaded into registers now, and stored
-        // into the other buffer only after the multiply below: the latency of
-        // global memory hides behind the FMAs.
-        float4 a_next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        float4 b_next = a_next;
-        if (more) {
+        if (phase + 1 < phases) {
             const int k0 = (phase + 1) * kSlab;
             a_next = load_quad<kAligned>(A, N, M, block_row + a_row, k0 + a_col);
             b_next = load_quad<kAligned>(B, M, K, k0 + b_row, block_col + b_col);
@@ -200,25 +179,18 @@ __global__ void __launch_bounds__(kThreadsRb, 2)
 #pragma unroll
 #endif
         for (int k = 0; k < kSlab; ++k) {
-            const float4 a_lo = *reinterpret_cast<const float4*>(&current.a[k][ty * 4]);
-            const float4 a_hi = *reinterpret_cast<const float4*>(&current.a[k][kHalf + ty * 4]);
-            const float4 b_lo = *reinterpret_cast<const float4*>(&current.b[k][tx * 4]);
-            const float4 b_hi = *reinterpret_cast<const float4*>(&current.b[k][kHalf + tx * 4]);
+            const float4 a_lo = *reinterpret_cast<const float4*>(&a_slab[k][ty * 4]);
+            const float4 a_hi = *reinterpret_cast<const float4*>(&a_slab[k][kHalf + ty * 4]);
+            const float4 b_lo = *reinterpret_cast<const float4*>(&b_slab[k][tx * 4]);
+            const float4 b_hi = *reinterpret_cast<const float4*>(&b_slab[k][kHalf + tx * 4]);
             const float a[kMicro] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
             const float b[kMicro] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
             for (int i = 0; i < kMicro; ++i) {
                 for (int j = 0; j < kMicro; ++j) acc[i][j] += a[i] * b[j];
             }
         }
-
-        // The other buffer was last read in the previous phase, and every
-        // thread has passed the barrier that ended that phase: storing into
-        // it races with no read.
-        if (more) store_slabs(slabs[(phase + 1) % 2], a_next, b_next);
-        // The one barrier per phase does both jobs of the tiled kernel's two:
-        // the next slabs are complete before the next phase reads them, and
-        // this phase's slabs have been read by everyone before the phase
-        // after next overwrites them.
+        // Barrier 2: every thread has read the slabs before the next phase
+        // overwrites them.
         __syncthreads();
     }
 
