@@ -42,7 +42,7 @@ logged() {  # logged LOG CMD...: the same, its output into LOG (shown when it fa
 NVCC=(nvcc -arch="sm_$ARCH" -std=c++20 -O3 -lineinfo
       -I "$ROOT/common/include" -I "$ROOT/lessons/01-grid-stride-loop" -I "$ROOT/lessons/04-shared-reduction"
       -I "$ROOT/lessons/07-transpose-padding" -I "$ROOT/tests/07-transpose-padding"
-      -I "$ROOT/common/emu/analysis/tests" -I "$ROOT/tests/analysis")
+      -I "$ROOT/common/emu/tests/analysis" -I "$ROOT/tests/analysis")
 
 step "tools"
 for tool in nvcc ncu compute-sanitizer g++; do
@@ -61,7 +61,7 @@ if run g++ -std=c++20 -O1 -o "$OUT/make_mutant" "$ROOT/common/tools/make_mutant.
    run "$OUT/make_mutant" "$ROOT/solutions/04-shared-reduction/reduce.cu" \
      "$ROOT/tests/04-shared-reduction/mutants/missing_tree_barrier.mutant" "$OUT/reduce_missing_tree_barrier.cu"; then
   logged "$OUT/races.build.log" "${NVCC[@]}" -o "$OUT/analysis_races" "$ROOT/tests/analysis/race_main.cpp" \
-    "$OUT/reduce_missing_tree_barrier.cu" "$ROOT/common/emu/analysis/tests/analysis_kernels.cu"
+    "$OUT/reduce_missing_tree_barrier.cu" "$ROOT/common/emu/tests/analysis/analysis_kernels.cu"
 fi
 
 step "the driver alone (each kernel's result checked)"

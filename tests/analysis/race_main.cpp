@@ -3,7 +3,7 @@
 // emulator's analysis mode (target course_analysis_races, which prints the
 // report's races) to be compared:
 //   1. analysis_kernels::broadcast_through_shared without its barrier
-//      (common/emu/analysis/tests/): thread 0 writes a shared value that the
+//      (common/emu/tests/analysis/): thread 0 writes a shared value that the
 //      block's other 63 threads read;
 //   2. lesson 04's missing_tree_barrier mutant (the reference's reduce.cu
 //      without the __syncthreads() between tree levels), through launch_sum.

@@ -8,119 +8,40 @@
 // A runner whose thread finishes moves on to the next one without any
 // switch, so a kernel that never waits costs one fiber per block; only when
 // a thread waits (at a barrier or a warp collective) does the scheduler start
-// another runner for the threads behind it. Stacks are pooled across blocks.
-#include "analysis_hooks.hpp"
-#include "cooperative.hpp"
-#include "grid.hpp"
-#include "static_shared_guard.hpp"
+// another runner for the threads behind it. Stacks are pooled across blocks
+// (stacks.cpp); faults that arrive as signals are caught by signals.cpp.
+#include "block.hpp"
 
+#include "allocator.hpp"
+#include "device_internal.hpp"
+#include "grid.hpp"
+#include "stacks.hpp"
+
+#include <course_emu/detail/analysis_hooks.hpp>
 #include <course_emu/scheduling.hpp>
 #include <course_emu/sync.hpp>
 
 #include <boost/context/fiber.hpp>
 
 #include <array>
-#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
-#include <mutex>
-#include <new>
-#include <pthread.h>
 #include <string>
 #include <sys/mman.h>
-#include <unistd.h>
 #include <unordered_set>
 #include <vector>
 
 namespace course_emu::detail {
 
-extern std::atomic<const ThreadContext*> g_running_thread;
-
 namespace {
 
 namespace ctx = boost::context;
-
-// ---------------------------------------------------------------- stacks
-
-// Stack size of an emulated thread (COURSE_EMU_STACK_KB, default 256 KiB;
-// only the pages a thread touches are ever backed by memory).
-std::size_t stack_size() {
-    static const std::size_t size = [] {
-        const char* env = std::getenv("COURSE_EMU_STACK_KB");
-        const long kb = env != nullptr ? std::strtol(env, nullptr, 10) : 256;
-        const std::size_t bytes = static_cast<std::size_t>(kb > 16 ? kb : 256) * 1024;
-        return (bytes + page_size() - 1) / page_size() * page_size();
-    }();
-    return size;
-}
-
-// Stacks with a guard page below them, kept for reuse across blocks and launches.
-class StackPool {
-public:
-    static StackPool& instance() {
-        static StackPool* pool = new StackPool;  // outlives every worker
-        return *pool;
-    }
-
-    void* take() {
-        {
-            std::lock_guard lock(mutex_);
-            if (!free_.empty()) {
-                void* base = free_.back();
-                free_.pop_back();
-                return base;
-            }
-        }
-        const std::size_t total = stack_size() + page_size();
-        void* base = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (base == MAP_FAILED) throw std::bad_alloc();
-        mprotect(base, page_size(), PROT_NONE);  // a thread that overflows its stack faults here
-        std::lock_guard lock(mutex_);
-        guards_.push_back(static_cast<char*>(base));
-        return base;
-    }
-
-    void give_back(void* base) {
-        std::lock_guard lock(mutex_);
-        free_.push_back(base);
-    }
-
-    // Whether `address` is in the guard page of one of the stacks (called
-    // from the fault handler; the list only grows, under a lock held briefly).
-    bool is_guard(const void* address) {
-        const char* a = static_cast<const char*>(address);
-        std::unique_lock lock(mutex_, std::try_to_lock);
-        if (!lock.owns_lock()) return false;
-        for (const char* g : guards_) {
-            if (a >= g && a < g + page_size()) return true;
-        }
-        return false;
-    }
-
-private:
-    std::mutex mutex_;
-    std::vector<void*> free_;
-    std::vector<char*> guards_;
-};
-
-class PooledStack {
-public:
-    ctx::stack_context allocate() {
-        void* base = StackPool::instance().take();
-        ctx::stack_context sc;
-        sc.size = stack_size();
-        sc.sp = static_cast<char*>(base) + page_size() + stack_size();
-        return sc;
-    }
-    void deallocate(ctx::stack_context& sc) noexcept {
-        StackPool::instance().give_back(static_cast<char*>(sc.sp) - stack_size() - page_size());
-    }
-};
 
 // ---------------------------------------------------------------- the block
 
@@ -971,119 +892,36 @@ private:
 
 namespace course_emu::detail {
 
-namespace {
+// What runs now: the running thread of the calling worker (its built-in
+// variables), and one thread of the launch for the report of a test that
+// hangs (read by another thread only when the test has overrun its time).
+thread_local ThreadContext* current_thread = nullptr;
+std::atomic<const ThreadContext*> g_running_thread{nullptr};
 
-thread_local char t_signal_message[768];
+void builtin_outside_kernel() {
+    std::fprintf(stderr,
+                 "course emulator: threadIdx/blockIdx/blockDim/gridDim read outside a kernel "
+                 "(host code has no CUDA thread)\n");
+    std::abort();
+}
 
-// Leaves the faulting thread's fiber for the scheduler, never to return.
-[[noreturn]] void abandon_thread(cudaError_t code) {
-    t_block->fault_from_signal(code, t_signal_message);
+bool kernel_code_running() {
+    return t_block != nullptr && t_runner != nullptr && t_runner->current != nullptr && t_runner->in_kernel_code &&
+           !t_block->stopping();
+}
+
+void abandon_running_thread(cudaError_t code, const char* what) {
+    t_block->fault_from_signal(code, what);
     Runner* r = t_runner;
     r->scheduler = std::move(r->scheduler).resume();
     std::abort();  // unreachable: the scheduler never resumes an abandoned runner
 }
 
-struct sigaction g_previous_segv {};
-struct sigaction g_previous_bus {};
+void interrupt_between_threads() { t_interrupted = 1; }
 
-void on_memory_fault(int signal, siginfo_t* info, void* context) {
-    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr || !t_runner->in_kernel_code ||
-        t_block->stopping()) {
-        // Not in kernel code: whoever handled this before us (Catch2 reports
-        // it as a crash), or the default action.
-        const struct sigaction& previous = signal == SIGSEGV ? g_previous_segv : g_previous_bus;
-        if (previous.sa_flags & SA_SIGINFO && previous.sa_sigaction != nullptr) {
-            previous.sa_sigaction(signal, info, context);
-            return;
-        }
-        if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN && previous.sa_handler != nullptr) {
-            previous.sa_handler(signal);
-            return;
-        }
-        std::signal(signal, SIG_DFL);
-        return;  // the faulting instruction runs again and ends the process
-    }
-    const void* address = info->si_addr;
-    char detail[512] = "";
-    // Shared memory first: its guard page may lie near a device allocation,
-    // which describe_fault_address would name as the one overrun.
-    if (t_dynamic_shared.describe(address, detail, sizeof detail) ||
-        describe_static_shared_fault(address, detail, sizeof detail) ||
-        describe_fault_address(address, detail, sizeof detail)) {
-        std::snprintf(t_signal_message, sizeof t_signal_message, "%s", detail);
-    } else if (StackPool::instance().is_guard(address)) {
-        std::snprintf(t_signal_message, sizeof t_signal_message,
-                      "stack overflow in a thread (deep recursion, or a large local array?): each emulated thread "
-                      "has %zu KiB of stack (COURSE_EMU_STACK_KB)",
-                      stack_size() / 1024);
-    } else {
-        std::snprintf(t_signal_message, sizeof t_signal_message,
-                      "invalid memory access at address %p, which is not in any device allocation (a null, host or "
-                      "uninitialised pointer, or an index far out of bounds?)",
-                      address);
-    }
-    abandon_thread(cudaErrorIllegalAddress);
+bool describe_dynamic_shared_fault(const void* address, char* buffer, std::size_t size) {
+    return t_dynamic_shared.describe(address, buffer, size);
 }
-
-void on_interrupt(int, siginfo_t*, void*) {
-    if (t_block == nullptr || t_runner == nullptr || t_runner->current == nullptr || !t_runner->in_kernel_code ||
-        t_block->stopping()) {
-        t_interrupted = 1;  // the scheduler looks at this between threads
-        return;
-    }
-    std::snprintf(t_signal_message, sizeof t_signal_message,
-                  "the kernel ran past its time budget (COURSE_EMU_TIMEOUT) and was stopped: a loop that never "
-                  "ends, or threads spinning on a flag no thread will set?");
-    abandon_thread(cudaErrorLaunchTimeout);
-}
-
-void install(int signal, void (*handler)(int, siginfo_t*, void*), struct sigaction* previous) {
-    struct sigaction action {};
-    action.sa_sigaction = handler;
-    // SA_NODEFER: the handler leaves by switching fibers, never by returning,
-    // so the signal must not stay blocked. SA_ONSTACK: a stack overflow
-    // leaves no stack to run the handler on.
-    action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
-    sigemptyset(&action.sa_mask);
-    struct sigaction old {};
-    sigaction(signal, &action, &old);
-    if (previous != nullptr && old.sa_sigaction != handler) *previous = old;
-}
-
-struct AltStack {
-    std::vector<char> memory = std::vector<char>(64 * 1024);
-    AltStack() { use(); }
-    void use() {
-        stack_t current{};
-        sigaltstack(nullptr, &current);
-        if (current.ss_sp == memory.data()) return;
-        stack_t ss{};
-        ss.ss_sp = memory.data();
-        ss.ss_size = memory.size();
-        sigaltstack(&ss, nullptr);
-    }
-    ~AltStack() {
-        stack_t ss{};
-        ss.ss_flags = SS_DISABLE;
-        sigaltstack(&ss, nullptr);
-    }
-};
-
-}  // namespace
-
-void prepare_worker_thread() {
-    thread_local AltStack alt_stack;
-    alt_stack.use();  // another library (Catch2) may have replaced it since
-    static std::mutex m;
-    std::lock_guard lock(m);
-    // Reinstalled at every launch: a test framework may have restored its
-    // own handlers in between. Ours pass faults outside kernels on to them.
-    install(SIGSEGV, on_memory_fault, &g_previous_segv);
-    install(SIGBUS, on_memory_fault, &g_previous_bus);
-    install(SIGUSR2, on_interrupt, nullptr);
-}
-
-void interrupt_worker(std::thread::native_handle_type thread) { pthread_kill(thread, SIGUSR2); }
 
 AnalysisSection::AnalysisSection()
     : flag_(t_runner != nullptr ? &t_runner->in_kernel_code : nullptr), saved_(flag_ != nullptr ? *flag_ : 0) {

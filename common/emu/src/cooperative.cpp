@@ -2,12 +2,15 @@
 // the grid barrier behind grid.sync() (see cooperative.hpp for the design).
 #include "cooperative.hpp"
 
-#include "analysis_hooks.hpp"
 #include "device_internal.hpp"
+#include "errors.hpp"
+#include "launch_internal.hpp"
 
 #include <course_emu/cooperative_launch.hpp>
+#include <course_emu/detail/analysis_hooks.hpp>
 
 #include <chrono>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -152,7 +155,8 @@ cudaError_t launch_cooperative(const LaunchInfo& request, void (*thread_body)(vo
     // launch() reports its refusals through the last error only: keep an
     // earlier error for cudaGetLastError if this launch succeeds.
     const cudaError_t earlier = cudaGetLastError();
-    launch(info, thread_body, state);
+    launch_grid(info, thread_body, state,
+                [](GridRun& grid) -> std::unique_ptr<GridBarrier> { return std::make_unique<CooperativeGrid>(grid); });
     const cudaError_t result = cudaPeekAtLastError();
     if (result == cudaSuccess && earlier != cudaSuccess) record(earlier);
     return result;

@@ -14,27 +14,21 @@
 #include "grid.hpp"
 
 #include <condition_variable>
+#include <cstddef>
 #include <mutex>
 #include <vector>
 
 namespace course_emu::detail {
 
-class CooperativeGrid {
+class CooperativeGrid final : public GridBarrier {
 public:
     explicit CooperativeGrid(GridRun& grid);
 
-    /// Waits for the block's first turn. False: the launch faulted or ran
-    /// past its time, and the block must not run.
-    bool begin_block(unsigned long long flat_block);
-
-    /// The block's threads have all finished (or the block was stopped).
-    void end_block(unsigned long long flat_block);
-
-    /// The block of `ctx` has reached grid.sync() at file:line (all its
-    /// threads are at the block barrier before it): gives up the turn and
-    /// returns when every block has arrived and the block's turn comes again.
-    /// Raises a fault in the calling thread if the launch faulted meanwhile.
-    void sync(const char* file, int line, const ThreadContext& ctx);
+    bool begin_block(unsigned long long flat_block) override;
+    void end_block(unsigned long long flat_block) override;
+    /// Gives up the turn and waits, for the whole block, until every block
+    /// of the grid has arrived (see GridBarrier::sync, grid.hpp).
+    void sync(const char* file, int line, const ThreadContext& ctx) override;
 
 private:
     enum class BlockState { running, arrived, finished };

@@ -1,8 +1,11 @@
-// Internal: one launch in flight (GridRun) and what the block scheduler
-// (block.cpp) and the launch code (launch.cpp) share.
+// Internal: one launch in flight (GridRun, grid.cpp) and what the block
+// scheduler (block.cpp), the grid barrier (cooperative.cpp) and the launch
+// code (launch.cpp) share.
 #pragma once
 
-#include "device_internal.hpp"
+#include <course_emu/detail/coordinates.hpp>
+#include <course_emu/launch.hpp>
+#include <course_emu/thread_context.hpp>
 
 #include <atomic>
 #include <mutex>
@@ -27,13 +30,27 @@ private:
     unsigned long long c_ = 0;
 };
 
-/// The coordinates of flat index i in a 3-D extent (x fastest).
-uint3 unflatten(unsigned long long i, dim3 extent);
+/// The grid barrier of a cooperative launch, as the workers and the block
+/// scheduler meet it: cooperative.cpp's CooperativeGrid, which
+/// launch_cooperative() hands to the launch (launch_internal.hpp). An
+/// interface, so that the files below cooperative.cpp never call into it.
+class GridBarrier {
+public:
+    virtual ~GridBarrier() = default;
 
-/// "(x,y,z)".
-std::string format_index(uint3 v);
+    /// Waits for the block's first turn. False: the launch faulted or ran
+    /// past its time, and the block must not run.
+    virtual bool begin_block(unsigned long long flat_block) = 0;
 
-class CooperativeGrid;  // cooperative.hpp
+    /// The block's threads have all finished (or the block was stopped).
+    virtual void end_block(unsigned long long flat_block) = 0;
+
+    /// The block of `ctx` has reached grid.sync() at file:line (all its
+    /// threads are at the block barrier before it): returns when every block
+    /// has arrived and the block's turn comes again. Raises a fault in the
+    /// calling thread if the launch faulted meanwhile.
+    virtual void sync(const char* file, int line, const ThreadContext& ctx) = 0;
+};
 
 /// Thrown through a kernel's frames by raise_fault(); caught by the block scheduler.
 struct FaultSignal {
@@ -62,25 +79,15 @@ struct GridRun {
     cudaError_t fault_code = cudaSuccess;
     std::mutex workers_mutex;
     std::vector<std::thread::native_handle_type> workers;  // for the watchdog to interrupt
-    CooperativeGrid* cooperative = nullptr;  // set for cudaLaunchCooperativeKernel (cooperative.cpp)
+    GridBarrier* cooperative = nullptr;  // set for cudaLaunchCooperativeKernel (cooperative.cpp)
 
     /// Records the launch's first fault: "file:line: what", then the kernel,
     /// launch site, block and thread of `ctx`, the schedule, and `details`.
     void record_fault(cudaError_t code, const char* file, int line, const std::string& what,
                       const ThreadContext& ctx, const std::string& details = "");
 
-    /// Runs blocks until none are left or the launch faulted.
+    /// Runs blocks until none are left or the launch faulted (launch.cpp).
     void work();
 };
-
-/// Runs one block of `grid` on the calling worker (block.cpp).
-void run_block(GridRun& grid, unsigned long long flat_block);
-
-/// Prepares the calling OS thread to run blocks: its alternate signal stack
-/// and, once per process, the handlers for faults inside kernels (block.cpp).
-void prepare_worker_thread();
-
-/// Asks the worker `thread` to stop the kernel it runs (the time budget is spent).
-void interrupt_worker(std::thread::native_handle_type thread);
 
 }  // namespace course_emu::detail

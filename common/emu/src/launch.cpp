@@ -1,11 +1,15 @@
-// Running a grid: launch validation, schedules, the worker pool, the time
-// budget and the launch's fault report. The threads of each block are run by
-// the fiber scheduler in block.cpp.
-#include "analysis_hooks.hpp"
-#include "cooperative.hpp"
-#include "grid.hpp"
-#include "streams_internal.hpp"
+// Running a grid: launch validation, the worker pool and the time budget.
+// The threads of each block are run by the fiber scheduler in block.cpp; a
+// cooperative launch (cooperative.cpp) passes its grid barrier in.
+#include "launch_internal.hpp"
 
+#include "block.hpp"
+#include "device_internal.hpp"
+#include "errors.hpp"
+#include "grid.hpp"
+#include "signals.hpp"
+
+#include <course_emu/detail/analysis_hooks.hpp>
 #include <course_emu/scheduling.hpp>
 
 #include <algorithm>
@@ -14,46 +18,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <numeric>
-#include <optional>
-#include <random>
+#include <memory>
 #include <thread>
 #include <vector>
 
 namespace course_emu {
 namespace detail {
 
-thread_local ThreadContext* current_thread = nullptr;
-
-void builtin_outside_kernel() {
-    std::fprintf(stderr,
-                 "course emulator: threadIdx/blockIdx/blockDim/gridDim read outside a kernel "
-                 "(host code has no CUDA thread)\n");
-    std::abort();
-}
-
 // What runs now, for the report of a test that hangs (read by another thread
 // only when the test has overrun its time and is about to end).
 std::atomic<const LaunchInfo*> g_running_launch{nullptr};
-std::atomic<const ThreadContext*> g_running_thread{nullptr};
 
 namespace {
-
-Schedule schedule_from_environment() {
-    Schedule s;
-    const char* env = std::getenv("COURSE_EMU_SCHEDULE");
-    if (env == nullptr) return s;
-    if (std::strcmp(env, "reverse") == 0) {
-        s.kind = Schedule::Kind::reverse;
-    } else if (std::strncmp(env, "random", 6) == 0) {
-        s.kind = Schedule::Kind::random;
-        s.seed = env[6] == ':' ? std::strtoull(env + 7, nullptr, 10) : 1;
-    }
-    return s;
-}
-
-std::mutex g_schedule_mutex;
-Schedule g_schedule = schedule_from_environment();
 
 // How long a launch may run before it is stopped as hung.
 std::atomic<long long> g_time_budget_ms = [] {
@@ -148,56 +124,6 @@ private:
 
 }  // namespace
 
-Order::Order(Schedule s, unsigned long long n, unsigned long long salt) : kind_(s.kind), n_(n) {
-    if (kind_ != Schedule::Kind::random || n_ < 2) return;
-    std::mt19937_64 rng(s.seed * 0x9E3779B97F4A7C15ull + salt);
-    c_ = rng() % n_;
-    a_ = rng() % n_ | 1;
-    while (std::gcd(a_, n_) != 1) a_ = (a_ + 2) % n_ == 0 ? 1 : (a_ + 2) % n_;
-}
-
-unsigned long long Order::operator[](unsigned long long i) const {
-    switch (kind_) {
-        case Schedule::Kind::forward: return i;
-        case Schedule::Kind::reverse: return n_ - 1 - i;
-        case Schedule::Kind::random: break;
-    }
-    return n_ < 2 ? i : static_cast<unsigned long long>((static_cast<unsigned __int128>(a_) * i + c_) % n_);
-}
-
-uint3 unflatten(unsigned long long i, dim3 extent) {
-    uint3 v;
-    v.x = static_cast<unsigned>(i % extent.x);
-    i /= extent.x;
-    v.y = static_cast<unsigned>(i % extent.y);
-    v.z = static_cast<unsigned>(i / extent.y);
-    return v;
-}
-
-std::string format_index(uint3 v) {
-    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
-
-GridRun::GridRun(const LaunchInfo& launch, void (*body)(void*), void* body_state)
-    : info(launch),
-      thread_body(body),
-      state(body_state),
-      schedule(current_schedule()),
-      block_count(static_cast<unsigned long long>(launch.grid.x) * launch.grid.y * launch.grid.z),
-      threads_per_block(launch.block.x * launch.block.y * launch.block.z) {}
-
-void GridRun::record_fault(cudaError_t code, const char* file, int line, const std::string& what,
-                           const ThreadContext& ctx, const std::string& details) {
-    std::lock_guard lock(fault_mutex);
-    if (faulted.exchange(true)) return;
-    fault_code = code;
-    fault_report = std::string(file) + ":" + std::to_string(line) + ": " + what + "\n  in kernel " + info.kernel +
-                   " launched at " + info.file + ":" + std::to_string(info.line) + ", block " +
-                   format_index(ctx.block_idx) + ", thread " + format_index(ctx.thread_idx) + " (schedule " +
-                   schedule_name(schedule) + ")";
-    if (!details.empty()) fault_report += "\n" + details;
-}
-
 void GridRun::work() {
     prepare_worker_thread();
     {
@@ -220,31 +146,10 @@ void GridRun::work() {
 
 }  // namespace detail
 
-void set_schedule(Schedule schedule) {
-    std::lock_guard lock(detail::g_schedule_mutex);
-    detail::g_schedule = schedule;
-}
-
-Schedule current_schedule() {
-    std::lock_guard lock(detail::g_schedule_mutex);
-    return detail::g_schedule;
-}
-
 void set_workers(unsigned workers) { detail::g_workers_override.store(workers); }
 
 void set_time_budget(double seconds) {
     detail::g_time_budget_ms.store(static_cast<long long>(seconds * 1000));
-}
-
-const char* schedule_name(Schedule schedule) {
-    thread_local char buffer[48];
-    switch (schedule.kind) {
-        case Schedule::Kind::forward: return "forward";
-        case Schedule::Kind::reverse: return "reverse";
-        case Schedule::Kind::random: break;
-    }
-    std::snprintf(buffer, sizeof buffer, "random:%llu", schedule.seed);
-    return buffer;
 }
 
 bool detail::launch_accepted(const LaunchInfo& info) {
@@ -263,8 +168,8 @@ bool detail::launch_accepted(const LaunchInfo& info) {
     return true;
 }
 
-void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
-    using namespace detail;
+void detail::launch_grid(const LaunchInfo& info, void (*thread_body)(void*), void* state,
+                         GridBarrierMaker make_barrier) {
     if (!launch_accepted(info)) return;
     if (current_thread != nullptr) {
         raise_fault(info.file, info.line, "kernel launched from device code (dynamic parallelism is not emulated)",
@@ -274,8 +179,8 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     reset_atomic_counts();
     if (g_analysis_hooks != nullptr) g_analysis_hooks->launch_begin(info);
     GridRun run(info, thread_body, state);
-    std::optional<CooperativeGrid> cooperative;
-    if (info.cooperative) run.cooperative = &cooperative.emplace(run);
+    const std::unique_ptr<GridBarrier> barrier = make_barrier != nullptr ? make_barrier(run) : nullptr;
+    run.cooperative = barrier.get();
     g_running_launch.store(&info);
     Watchdog::instance().arm(&run);
 
@@ -284,7 +189,7 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     // During an analysis one worker, whatever set_workers() said since it
     // began (course::for_each_schedule sets 0 when it ends): the analysis's
     // recorder is not locked.
-    const unsigned worker_threads = info.cooperative                     ? static_cast<unsigned>(run.block_count)
+    const unsigned worker_threads = run.cooperative != nullptr           ? static_cast<unsigned>(run.block_count)
                                     : g_analysis_hooks != nullptr        ? 1u
                                     : g_workers_override.load() != 0 ? g_workers_override.load()
                                                                      : worker_count();
@@ -300,6 +205,10 @@ void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
     g_running_thread.store(nullptr);
     if (g_analysis_hooks != nullptr) g_analysis_hooks->launch_end();
     if (run.faulted) set_sticky_fault(run.fault_code, std::move(run.fault_report));
+}
+
+void launch(const LaunchInfo& info, void (*thread_body)(void*), void* state) {
+    detail::launch_grid(info, thread_body, state, nullptr);
 }
 
 }  // namespace course_emu

@@ -2,7 +2,7 @@
 // the analysis library when an analysis with pictures runs, else nothing.
 #include <course_emu/show.hpp>
 
-#include "analysis_hooks.hpp"
+#include <course_emu/detail/analysis_hooks.hpp>
 
 #include <utility>
 

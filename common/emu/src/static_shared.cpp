@@ -3,7 +3,7 @@
 // an inaccessible page, and the description of a fault there.
 #include <course_emu/static_shared.hpp>
 
-#include "device_internal.hpp"
+#include "allocator.hpp"
 #include "static_shared_guard.hpp"
 
 #include <cstdio>

@@ -1,5 +1,5 @@
 // The guard pages behind static __shared__ arrays (static_shared.cpp), as
-// the fault handler (block.cpp) sees them.
+// the fault handler (signals.cpp) sees them.
 #pragma once
 
 #include <cstddef>

@@ -25,10 +25,13 @@
 // accesses of operations not yet known to have run before it: two touching
 // the same bytes, one writing, with neither ordered before the other, is a
 // race, reported as the device's sticky fault with both operations named.
-#include "analysis_hooks.hpp"
-#include "device_internal.hpp"
 #include "streams_internal.hpp"
 
+#include "allocator.hpp"
+#include "errors.hpp"
+#include "launch_internal.hpp"
+
+#include <course_emu/detail/analysis_hooks.hpp>
 #include <course_emu/thread_context.hpp>
 
 #include <algorithm>

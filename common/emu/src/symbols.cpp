@@ -6,7 +6,7 @@
 // source cudaMemcpy checks is inside one device allocation.
 #include <course_emu/symbols.hpp>
 
-#include "device_internal.hpp"
+#include "errors.hpp"
 
 namespace course_emu::detail {
 

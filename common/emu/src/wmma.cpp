@@ -4,7 +4,7 @@
 //
 // Element mapping (docs/emulator.md): element x[i] of lane l is element
 // number l * per_lane + i of the fragment's matrix in row-major order.
-#include "analysis_hooks.hpp"
+#include <course_emu/detail/analysis_hooks.hpp>
 
 #include <course_emu/narrow_float.hpp>
 #include <course_emu/wmma.hpp>

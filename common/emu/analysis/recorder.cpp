@@ -1,29 +1,30 @@
-// The emulator's analysis mode (see course_emu/analysis.hpp and
-// docs/emulator.md, "Analysis mode").
+// The emulator's analysis mode, its recorder (see course_emu/analysis.hpp
+// and docs/emulator.md, "Analysis mode").
 //
-// Kernel code compiled with GCC's or Clang's -fsanitize=thread calls
-// __tsan_read4, __tsan_write4, ... before every load and store. This library
-// defines those callbacks itself (no TSan runtime is linked): while an analysis runs and a
-// kernel's thread is running on the calling worker (current_thread), each
-// access to shared or global memory is recorded with the thread, its
-// synchronisation interval and the call's return address (the instruction).
-// At the end of a block, the accesses are grouped into warp requests (bank
-// conflicts, sectors); races and uninitialised reads are found as the
-// accesses arrive, on shadow state per 4-byte word.
+// The instrumentation's callbacks (tsan.cpp) hand the recorder every load
+// and store of kernel code: while an analysis runs and a kernel's thread is
+// running on the calling worker (current_thread), each access to shared or
+// global memory is recorded with the thread, its synchronisation interval
+// and the call's return address (the instruction). At the end of a block,
+// the accesses are grouped into warp requests (bank conflicts, sectors);
+// races and uninitialised reads are found as the accesses arrive, on shadow
+// state per 4-byte word.
 //
-// The same code compiled with -fsanitize-coverage=trace-pc calls
-// __sanitizer_cov_trace_pc at the start of every basic block: each thread
-// counts the blocks it enters per synchronisation interval, and at the end
-// of a block the lanes of each warp are compared (divergence).
+// With -fsanitize-coverage=trace-pc, each thread also counts the basic
+// blocks it enters per synchronisation interval, and at the end of a block
+// the lanes of each warp are compared (divergence). end() turns what was
+// recorded into the Report (report.cpp answers its questions and prints it).
 //
 // One worker runs the blocks during an analysis, so none of this is locked.
+#include "recorder.hpp"
+
 #include <course_emu/analysis.hpp>
 #include <course_emu/analysis_page.hpp>
 #include <course_emu/atomics.hpp>
 #include <course_emu/launch.hpp>
+#include <course_emu/detail/analysis_hooks.hpp>
+#include <course_emu/detail/coordinates.hpp>
 #include <course_emu/thread_context.hpp>
-
-#include "analysis_hooks.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -44,10 +45,7 @@ namespace course_emu::analysis {
 namespace {
 
 using detail::current_thread;
-
-constexpr std::size_t kMaxBlockAccesses = std::size_t{1} << 23;  // grouping beyond this is skipped
-
-enum Flags : std::uint8_t { kWrite = 1, kShared = 2, kAtomic = 4 };
+using detail::unflatten;
 
 struct Access {
     std::uintptr_t pc;
@@ -174,10 +172,6 @@ constexpr unsigned long long kMaxWriterThreads = 4096;  // launches with more th
 constexpr std::size_t kMaxWriterElements = 1024;        // elements kept per map
 constexpr std::size_t kMaxTimelineThreads = 1024;       // blocks with more threads get no timeline
 constexpr std::size_t kMaxOutputs = 8;                  // wrong outputs kept
-
-uint3 unflatten(std::uint32_t i, dim3 extent) {
-    return uint3{i % extent.x, (i / extent.x) % extent.y, i / (extent.x * extent.y)};
-}
 
 class Recorder final : public detail::AnalysisHooks {
 public:
@@ -1104,25 +1098,21 @@ Report Recorder::report() {
 
 Recorder g_recorder;
 
+}  // namespace
+
 // The recorder's containers are not for a signal to leave half updated:
 // each callback is the emulator's code (detail::AnalysisSection).
-inline void record(const volatile void* address, std::size_t size, std::uint8_t flags, std::uintptr_t pc) {
+void record_access(const volatile void* address, std::size_t size, std::uint8_t flags, std::uintptr_t pc) {
     if (!g_recorder.active || current_thread == nullptr) return;
     detail::AnalysisSection section;
     g_recorder.access(pc, address, size, flags);
 }
 
-inline void block_entered(std::uintptr_t pc) {
+void record_block_entered(std::uintptr_t pc) {
     if (!g_recorder.active || current_thread == nullptr) return;
     detail::AnalysisSection section;
     g_recorder.block_entered(pc);
 }
-
-std::string index_text(uint3 v) {
-    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
-}
-
-}  // namespace
 
 bool instrumented() { return g_recorder.instrumented_code_ran; }
 
@@ -1139,125 +1129,6 @@ Report end() {
     g_recorder.active = false;
     set_workers(0);
     return g_recorder.report();
-}
-
-KernelTotals Report::totals(std::string_view kernel) const {
-    for (const KernelTotals& t : kernels) {
-        if (t.kernel == kernel) return t;
-    }
-    return KernelTotals{std::string(kernel)};
-}
-
-SharedAccess Report::shared_of(std::string_view kernel, bool store) const {
-    SharedAccess all{{std::string(kernel), {}, store}};
-    for (const SharedAccess& s : shared) {
-        if (s.kernel != kernel || s.store != store) continue;
-        all.where = s.where;
-        all.requests += s.requests;
-        all.wavefronts += s.wavefronts;
-        all.ideal_wavefronts += s.ideal_wavefronts;
-        all.max_degree = std::max(all.max_degree, s.max_degree);
-        all.partial_requests += s.partial_requests;
-    }
-    return all;
-}
-
-GlobalAccess Report::global_of(std::string_view kernel, bool store) const {
-    GlobalAccess all{{std::string(kernel), {}, store}};
-    for (const GlobalAccess& g : global) {
-        if (g.kernel != kernel || g.store != store) continue;
-        all.where = g.where;
-        all.requests += g.requests;
-        all.sectors += g.sectors;
-        all.ideal_sectors += g.ideal_sectors;
-        all.partial_requests += g.partial_requests;
-    }
-    return all;
-}
-
-DivergentLine Report::divergence_at(std::string_view kernel, int line) const {
-    for (const DivergentLine& d : divergence) {
-        if (d.kernel == kernel && d.where.line == line) return d;
-    }
-    return DivergentLine{std::string(kernel), {"", line}};
-}
-
-std::string Report::text() const {
-    std::ostringstream out;
-    char buffer[512];
-    for (const KernelTotals& k : kernels) {
-        out << "kernel " << k.kernel << " (" << k.launches << " launch" << (k.launches == 1 ? "" : "es") << ")\n";
-        for (const SharedAccess& s : shared) {
-            if (s.kernel != k.kernel) continue;
-            // Conflict-free means no wavefront beyond the ideal: a warp's
-            // 8-byte accesses need 2 wavefronts even without a conflict.
-            char degree[64];
-            if (s.conflicts() > 0) {
-                std::snprintf(degree, sizeof degree, "worst %u-way bank conflict", s.max_degree);
-            } else {
-                std::snprintf(degree, sizeof degree, "conflict-free");
-            }
-            std::snprintf(buffer, sizeof buffer,
-                          "  %s: shared %-5s %8llu requests, %5.2f wavefronts/request (ideal %4.2f), %s",
-                          s.where.text().c_str(), s.store ? "store" : "load", s.requests,
-                          s.requests ? double(s.wavefronts) / double(s.requests) : 0.0,
-                          s.requests ? double(s.ideal_wavefronts) / double(s.requests) : 0.0, degree);
-            out << buffer;
-            if (s.partial_requests > 0) out << "; " << s.partial_requests << " by part of a warp (divergence)";
-            out << "\n";
-        }
-        for (const GlobalAccess& g : global) {
-            if (g.kernel != k.kernel) continue;
-            std::snprintf(buffer, sizeof buffer, "  %s: global %-5s %8llu requests, %5.2f sectors/request (ideal %4.2f)",
-                          g.where.text().c_str(), g.store ? "store" : "load", g.requests, g.sectors_per_request(),
-                          g.requests ? double(g.ideal_sectors) / double(g.requests) : 0.0);
-            out << buffer;
-            if (g.sectors > g.ideal_sectors) out << " uncoalesced";
-            if (g.partial_requests > 0) out << "; " << g.partial_requests << " by part of a warp (divergence)";
-            out << "\n";
-        }
-        for (const DivergentLine& d : divergence) {
-            if (d.kernel != k.kernel) continue;
-            out << "  " << d.where.text() << ": divergent in " << d.divergent << " of " << d.warp_executions
-                << " warp execution" << (d.warp_executions == 1 ? "" : "s") << ", ";
-            if (d.min_lanes == d.max_lanes) out << d.min_lanes;
-            else out << d.min_lanes << " to " << d.max_lanes;
-            out << " of " << d.warp_lanes << " lanes take it\n";
-        }
-        for (const Race& x : races) {
-            if (x.kernel != k.kernel) continue;
-            out << "  " << (x.shared ? "shared" : "global") << "-memory race: " << x.first.text() << " ("
-                << (x.first_writes ? "write" : "read") << ", block " << index_text(x.first_block) << " thread "
-                << index_text(x.first_thread) << ") and " << x.second.text() << " ("
-                << (x.second_writes ? "write" : "read") << ", block " << index_text(x.second_block) << " thread "
-                << index_text(x.second_thread) << ") with no barrier between them; " << x.count << " time(s)\n";
-        }
-        for (const UninitialisedRead& u : uninitialised) {
-            if (u.kernel != k.kernel) continue;
-            out << "  " << u.where.text() << ": read of uninitialised " << (u.shared ? "shared" : "global")
-                << " memory (block " << index_text(u.block)
-                << " thread " << index_text(u.thread) << " first); " << u.count << " time(s)\n";
-        }
-    }
-    if (truncated_blocks > 0) {
-        out << "note: " << truncated_blocks << " block(s) made more than " << kMaxBlockAccesses
-            << " accesses; only the first were grouped into warp requests\n";
-    }
-    return out.str();
-}
-
-std::string Report::csv() const {
-    std::string out =
-        "kernel,launches,shared_ld_requests,shared_ld_bank_conflicts,shared_st_requests,shared_st_bank_conflicts,"
-        "global_ld_requests,global_ld_sectors,global_st_requests,global_st_sectors,divergent_splits\n";
-    for (const KernelTotals& k : kernels) {
-        out += k.kernel + "," + std::to_string(k.launches) + "," + std::to_string(k.shared_load_requests) + "," +
-               std::to_string(k.shared_load_conflicts) + "," + std::to_string(k.shared_store_requests) + "," +
-               std::to_string(k.shared_store_conflicts) + "," + std::to_string(k.global_load_requests) + "," +
-               std::to_string(k.global_load_sectors) + "," + std::to_string(k.global_store_requests) + "," +
-               std::to_string(k.global_store_sectors) + "," + std::to_string(k.divergent_splits) + "\n";
-    }
-    return out;
 }
 
 namespace {
@@ -1305,128 +1176,3 @@ AnalyzeFromEnvironment g_analyze_from_environment;
 }  // namespace
 }  // namespace course_emu::analysis
 
-// ---- the callbacks the -fsanitize=thread instrumentation (GCC's, Clang's) calls
-
-using course_emu::analysis::kAtomic;
-using course_emu::analysis::kWrite;
-using course_emu::analysis::record;
-
-#define COURSE_PC (reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)) - 1)
-
-extern "C" {
-
-void __tsan_init() {}
-void __tsan_func_entry(void*) {}
-void __tsan_func_exit() {}
-void __tsan_vptr_update(void**, void*) {}
-void __tsan_vptr_read(void**) {}
-
-#define COURSE_TSAN_ACCESS(n)                                                                       \
-    void __tsan_read##n(void* a) { record(a, n, 0, COURSE_PC); }                                     \
-    void __tsan_write##n(void* a) { record(a, n, kWrite, COURSE_PC); }                               \
-    void __tsan_unaligned_read##n(void* a) { record(a, n, 0, COURSE_PC); }                           \
-    void __tsan_unaligned_write##n(void* a) { record(a, n, kWrite, COURSE_PC); }                     \
-    void __tsan_volatile_read##n(void* a) { record(a, n, 0, COURSE_PC); }                            \
-    void __tsan_volatile_write##n(void* a) { record(a, n, kWrite, COURSE_PC); }                      \
-    void __tsan_unaligned_volatile_read##n(void* a) { record(a, n, 0, COURSE_PC); }                  \
-    void __tsan_unaligned_volatile_write##n(void* a) { record(a, n, kWrite, COURSE_PC); }
-COURSE_TSAN_ACCESS(1)
-COURSE_TSAN_ACCESS(2)
-COURSE_TSAN_ACCESS(4)
-COURSE_TSAN_ACCESS(8)
-COURSE_TSAN_ACCESS(16)
-#undef COURSE_TSAN_ACCESS
-
-void __tsan_read_range(void* a, unsigned long size) { record(a, size, 0, COURSE_PC); }
-void __tsan_write_range(void* a, unsigned long size) { record(a, size, kWrite, COURSE_PC); }
-
-// Clang's instrumentation (from version 17; cmake/CourseAnalysis.cmake
-// renames older ones' calls to these) turns memcpy, memmove and memset,
-// a struct's copy among them, into these calls: a load of the source range
-// and a store to the destination range, then the copy itself. (GCC
-// instruments a struct's copy as ranges or sized accesses, and leaves the
-// library's functions alone.)
-void* __tsan_memcpy(void* d, const void* s, unsigned long size) {
-    if (size != 0) {
-        record(s, size, 0, COURSE_PC);
-        record(d, size, kWrite, COURSE_PC);
-    }
-    return std::memcpy(d, s, size);
-}
-void* __tsan_memmove(void* d, const void* s, unsigned long size) {
-    if (size != 0) {
-        record(s, size, 0, COURSE_PC);
-        record(d, size, kWrite, COURSE_PC);
-    }
-    return std::memmove(d, s, size);
-}
-void* __tsan_memset(void* d, int value, unsigned long size) {
-    if (size != 0) record(d, size, kWrite, COURSE_PC);
-    return std::memset(d, value, size);
-}
-
-// Atomics: performed here (sequentially consistent, whatever order was
-// asked: stronger is allowed), recorded as atomic accesses.
-#define COURSE_TSAN_ATOMIC(n, T)                                                                                \
-    T __tsan_atomic##n##_load(const volatile T* a, int) {                                                      \
-        record(a, sizeof(T), kAtomic, COURSE_PC);                                                               \
-        return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                            \
-    }                                                                                                           \
-    void __tsan_atomic##n##_store(volatile T* a, T v, int) {                                                   \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                               \
-    }                                                                                                           \
-    T __tsan_atomic##n##_exchange(volatile T* a, T v, int) {                                                   \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                     \
-    }                                                                                                           \
-    T __tsan_atomic##n##_fetch_add(volatile T* a, T v, int) {                                                  \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                      \
-    }                                                                                                           \
-    T __tsan_atomic##n##_fetch_sub(volatile T* a, T v, int) {                                                  \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                      \
-    }                                                                                                           \
-    T __tsan_atomic##n##_fetch_and(volatile T* a, T v, int) {                                                  \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                      \
-    }                                                                                                           \
-    T __tsan_atomic##n##_fetch_or(volatile T* a, T v, int) {                                                   \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                       \
-    }                                                                                                           \
-    T __tsan_atomic##n##_fetch_xor(volatile T* a, T v, int) {                                                  \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                      \
-    }                                                                                                           \
-    T __tsan_atomic##n##_fetch_nand(volatile T* a, T v, int) {                                                 \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                                     \
-    }                                                                                                           \
-    int __tsan_atomic##n##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) {               \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        return __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
-    }                                                                                                           \
-    int __tsan_atomic##n##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) {                 \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        return __atomic_compare_exchange_n(a, expected, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);           \
-    }                                                                                                           \
-    T __tsan_atomic##n##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {                     \
-        record(a, sizeof(T), kAtomic | kWrite, COURSE_PC);                                                      \
-        __atomic_compare_exchange_n(a, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                \
-        return expected;                                                                                        \
-    }
-COURSE_TSAN_ATOMIC(8, unsigned char)
-COURSE_TSAN_ATOMIC(16, unsigned short)
-COURSE_TSAN_ATOMIC(32, unsigned int)
-COURSE_TSAN_ATOMIC(64, unsigned long long)
-#undef COURSE_TSAN_ATOMIC
-
-void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
-
-// -fsanitize-coverage=trace-pc: called at the start of every basic block.
-void __sanitizer_cov_trace_pc() { course_emu::analysis::block_entered(COURSE_PC); }
-
-}  // extern "C"

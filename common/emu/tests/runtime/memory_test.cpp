@@ -1,7 +1,7 @@
 // Device memory on the emulator: guard pages around every allocation, a
 // quarantine for freed ones, the explanations the fault handler prints, and
 // the registry checks of cudaMemcpy, cudaMemset and cudaFree.
-#include "../src/device_internal.hpp"
+#include "../../src/allocator.hpp"
 
 #include <course/catch.hpp>
 
@@ -18,7 +18,7 @@
 
 namespace {
 
-std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+using course_emu::detail::page_size;
 
 std::size_t round_up(std::size_t n, std::size_t unit) { return (n + unit - 1) / unit * unit; }
 

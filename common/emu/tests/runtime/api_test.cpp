@@ -3,7 +3,7 @@
 // events with flags, managed memory and device printf.
 #include "api_kernels.hpp"
 
-#include "../src/device_internal.hpp"
+#include "../../src/device_internal.hpp"
 
 #include <course/catch.hpp>
 #include <course/cuda_check.hpp>

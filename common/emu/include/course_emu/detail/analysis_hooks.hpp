@@ -1,8 +1,15 @@
 // Internal: the points where the analysis library (common/emu/analysis/,
-// `course_emu::analysis`) follows a launch. The pointer is null unless an
-// analysis is running, so a normal launch pays one untaken branch per block,
-// barrier and warp collective.
+// `course_emu::analysis`) follows a launch, and what else it needs of the
+// runtime. The pointer is null unless an analysis is running, so a normal
+// launch pays one untaken branch per block, barrier and warp collective.
+//
+// The analysis library sits above the runtime: it sees the runtime through
+// this folder only, never through the runtime's private src/ folder, and the
+// runtime calls it only through the hooks it registers here.
 #pragma once
+#ifndef COURSE_EMU_DETAIL
+#error "course_emu/detail/ belongs to the emulator (its runtime and its analysis library): include the public headers, <cuda_runtime.h> or course_emu/*.hpp, instead"
+#endif
 
 #include <course_emu/launch.hpp>
 #include <course_emu/show.hpp>
@@ -72,7 +79,7 @@ private:
     std::sig_atomic_t saved_;
 };
 
-/// The live device and managed allocations, (start, bytes) sorted by start.
+/// The live device and managed allocations, (start, bytes) sorted by start (allocator.cpp).
 std::vector<std::pair<const char*, std::size_t>> live_device_allocations();
 
 }  // namespace course_emu::detail
