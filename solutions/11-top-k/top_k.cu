@@ -13,7 +13,10 @@
 //    The block streams its grid-stride share of the floats one chunk at a
 //    time (kThreads x 2 float4, coalesced), and each thread compares its
 //    floats with the threshold, held in a register. Only the keys that beat
-//    it are appended to a candidate buffer in shared memory.
+//    it are appended to a candidate buffer in shared memory. The threshold
+//    starts from a seed that C elements of the first chunk are known to
+//    reach (seed_threshold), not from the empty key, so that the first
+//    chunk does not fill the buffer again and again.
 // 3. When the buffer is full (4 C keys, at most 2048), the block sorts it
 //    (bitonic sort) and merges its first C into `best`: the elementwise maximum of
 //    `best` (largest first) and the buffer's first C reversed (smallest
