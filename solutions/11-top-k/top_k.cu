@@ -18,10 +18,10 @@
 //    reach (seed_threshold), not from the empty key, so that the first
 //    chunk does not fill the buffer again and again.
 // 3. When the buffer is full (4 C keys, at most 2048), the block sorts it
-//    (bitonic sort) and merges its first C into `best`: the elementwise maximum of
-//    `best` (largest first) and the buffer's first C reversed (smallest
-//    first) holds the C largest keys of both, as a bitonic sequence, which
-//    a bitonic merge sorts again. The threshold rises, the buffer empties.
+//    (bitonic sort) and merges its first C into `best`: the elementwise
+//    maximum of `best` (largest first) and the buffer's first C reversed
+//    (smallest first) holds the C largest keys of both, as a bitonic
+//    sequence, which a bitonic merge sorts again. The threshold rises, the buffer empties.
 //    A key that finds the buffer full stays pending in its thread and is
 //    appended after the merge, if it still beats the new threshold.
 //
@@ -91,7 +91,7 @@ constexpr unsigned kBlocksPerSm = 2;
 // a merge's sort stays short.
 constexpr unsigned kMaxBufferKeys = 2048;
 // A block of the merge kernel holds this many keys of sorted lists in
-// shared memory (32 KiB): 64 lists of 64 keys, or 4 of 1024.
+// shared memory (32 KiB): 512 lists of 1 key (k = 1), 128 of 32, 4 of 1024.
 constexpr unsigned kMergeKeys = 4096;
 constexpr unsigned kMergeThreads = 512;
 
@@ -279,7 +279,7 @@ struct Candidates {
     unsigned* buffered;  // keys appended to the buffer since the last merge
     unsigned capacity;
     unsigned buffer_size;
-    Key threshold;       // best[capacity - 1], in a register: a key must beat it to be kept
+    Key threshold;       // best[capacity - 1] (before the first merge, just below the seed): a key must beat it
 };
 
 // The lowest float that may beat `threshold`, as a float, and whether every
