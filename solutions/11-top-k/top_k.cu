@@ -1,6 +1,6 @@
 // Lesson 11 reference solution: top-K by filtering against a threshold,
-// with per-block candidates in shared memory, merged block by block until
-// one block is left.
+// with per-block candidates in shared memory, then the blocks' sorted lists
+// merged pairwise until one is left.
 //
 // 1. Every element becomes one 64-bit key: the float's bits made orderable
 //    as an unsigned integer in the high half (lesson 03's idea), the
@@ -10,15 +10,20 @@
 // 2. Each block keeps its C best keys (C = k rounded up to a power of two,
 //    at least 64) sorted in shared memory, `best`. Its C-th best key is the
 //    block's threshold: a key that does not beat it can never enter `best`.
-//    The block streams its grid-stride share of the keys one chunk at a
-//    time (kThreads x kItemsPerThread keys, coalesced), and each thread
-//    compares its keys with the threshold, held in a register. Only the
-//    keys that beat it are appended to a candidate buffer in shared memory.
-// 3. When the buffer holds C keys or more, the block sorts it (bitonic
-//    sort) and merges its first C into `best`: the elementwise maximum of
-//    `best` (largest first) and the buffer's first C reversed (smallest
-//    first) holds the C largest keys of both, as a bitonic sequence, which
-//    a bitonic merge sorts again. The threshold rises, the buffer empties.
+//    The block streams its grid-stride share of the floats one chunk at a
+//    time (kThreads x 2 float4, coalesced), and each thread compares its
+//    floats with the threshold, held in a register. Only the keys that beat
+//    it are appended to a candidate buffer in shared memory. The threshold
+//    starts from a seed that C elements of the first chunk are known to
+//    reach (seed_threshold), not from the empty key, so that the first
+//    chunk does not fill the buffer again and again.
+// 3. When the buffer is full (4 C keys, at most 2048), the block sorts it
+//    (bitonic sort) and merges its first C into `best`: the elementwise
+//    maximum of `best` (largest first) and the buffer's first C reversed
+//    (smallest first) holds the C largest keys of both, as a bitonic
+//    sequence, which a bitonic merge sorts again. The threshold rises, the buffer empties.
+//    A key that finds the buffer full stays pending in its thread and is
+//    appended after the merge, if it still beats the new threshold.
 //
 //    Why this beats sorting: on typical data the threshold soon lies among
 //    the largest keys the block has seen, and almost no key beats it. The
@@ -26,10 +31,18 @@
 //    sorting network runs a handful of times per block, not once per C keys.
 //    Sorted ascending input is the worst case (every key beats the
 //    threshold): still correct, only slower.
-// 4. Each block writes its C candidates. The candidates are fewer than the
-//    elements by far; the same kernel runs on them with fewer blocks, and
-//    again, until one block holds the C best of all: the first min(k, n)
-//    of them are the answer.
+// 4. The speed of memory needs loads in flight all the time: each thread
+//    loads the NEXT chunk into registers before it filters the current one,
+//    so the block's barrier (one per chunk) and its merges no longer leave
+//    memory idle (software pipelining); and it loads 16 bytes at a time.
+// 5. Each block writes its C candidates, sorted. The merges keep only the
+//    first L = min(k, n) rounded up to a power of two of each list (the top
+//    k of all are among the top k of their own list). Two sorted lists
+//    merge into their best L with the same elementwise maximum and bitonic
+//    merge, with no full sort: a merge kernel halves the number of lists in
+//    shared memory until each of its blocks holds one, and runs again on
+//    their lists until one list is left: its first min(k, n) keys are the
+//    answer.
 //
 // Why not keep one maximum per block (the sketch in Tim's five-kernels
 // article, docs/sources.md)? Two of the top K may live in the same block; a
@@ -43,6 +56,7 @@
 #include <bit>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <cuda_runtime.h>
@@ -55,22 +69,31 @@ using Key = unsigned long long;
 
 // Smaller candidate lists would make the merges more frequent for nothing.
 constexpr unsigned kMinCapacity = 64;
-// Threads per block, whatever C is, and keys each thread reads per chunk:
-// a block reads chunks of kChunk = 2048 keys, one barrier per chunk. The
-// kItemsPerThread loads of a thread are independent, so they are all in
-// flight at once: that, not the arithmetic, is what keeps memory busy.
-// Measured on an H100 (2^26 floats): 512 x 4 with 4 blocks per SM (2048
-// threads per SM) took 0.33 ms for k = 1 and 0.95 ms for k = 1024; 256 x 8
-// with 4 blocks per SM (half the threads per SM) 0.42 and 1.02 ms.
+// Threads per block of the first pass, whatever C is, and float4 vectors
+// each thread reads per chunk: a block reads chunks of kChunk = 4096 floats,
+// one barrier per chunk. The next chunk's loads are in flight while the
+// current chunk is filtered, so each SM has 2 blocks x 2 chunks x 16 KiB
+// on their way from memory at any time.
+// Measured on an H100 (2^26 floats, k = 1, the first pass alone): 512 x 2
+// float4 with 2 blocks per SM took 0.157 ms; 256 x 2 with 4 blocks per SM
+// 0.165 ms; 128 x 2 with 6 or 8 blocks per SM 0.24 ms (more blocks, more
+// warm-ups: a block's first chunks, which every key beats, cost merges).
 constexpr unsigned kThreads = 512;
-constexpr unsigned kItemsPerThread = 4;
+constexpr unsigned kVectorsPerThread = 2;
+constexpr unsigned kItemsPerThread = 4 * kVectorsPerThread;
 constexpr unsigned kChunk = kThreads * kItemsPerThread;
-// Blocks of the first pass per SM: each has 512 threads and up to 40 KiB of
-// shared memory, so 4 fit on an SM at once.
-constexpr unsigned kBlocksPerSm = 4;
-// A merge pass gives each block this many lists of candidates (and at least
-// a chunk), so each pass divides the number of candidates by about this much.
-constexpr unsigned kListsPerMergeBlock = 8;
+// Blocks of the first pass per SM: two chunks of 8 floats per thread in
+// registers, at most 64 registers a thread (__launch_bounds__), so 2 blocks
+// of 512 threads fit on an SM.
+constexpr unsigned kBlocksPerSm = 2;
+// The candidate buffer holds 4 C keys, at most 2048, and is merged when it
+// is full: room for several chunks' keys between merges, small enough that
+// a merge's sort stays short.
+constexpr unsigned kMaxBufferKeys = 2048;
+// A block of the merge kernel holds this many keys of sorted lists in
+// shared memory (32 KiB): 512 lists of 1 key (k = 1), 128 of 32, 4 of 1024.
+constexpr unsigned kMergeKeys = 4096;
+constexpr unsigned kMergeThreads = 512;
 
 // The float's bits as an unsigned integer that orders like the float: NaN
 // lowest (0), then -inf, ..., -0 and +0 (both as +0), ..., +inf. Positive
@@ -94,23 +117,16 @@ __device__ unsigned index_of(Key key) { return 0xFFFFFFFFu - static_cast<unsigne
 
 constexpr Key kEmptyKey = 0;
 
-// Where a block reads its keys from: the floats of the first pass, packed
-// on the fly, or the candidates of the pass before.
-struct FloatSource {
-    const float* values;
-    __device__ Key operator()(std::size_t i) const { return pack_key(values[i], static_cast<unsigned>(i)); }
-};
-struct KeySource {
-    const Key* keys;
-    __device__ Key operator()(std::size_t i) const { return keys[i]; }
-};
-
 // One compare-exchange of a bitonic network step: pair number `pair` is
 // (i, i + distance), where i has bit `distance` clear. The pair is put in
 // descending order when `descending`.
 __device__ void compare_exchange(Key* keys, unsigned pair, unsigned distance, bool descending_everywhere,
                                  unsigned sequence) {
-    const unsigned i = 2 * distance * (pair / distance) + pair % distance;
+    // distance is a power of two, so pair % distance is a mask and
+    // 2 * distance * (pair / distance) the rest of pair shifted left once:
+    // no division, which costs dozens of instructions on a GPU.
+    const unsigned low = pair & (distance - 1);
+    const unsigned i = ((pair - low) << 1) | low;
     const unsigned j = i + distance;
     // In the sort, sequences of length `sequence` alternate direction, so
     // that pairs of them form the bitonic sequences of the next size.
@@ -154,14 +170,17 @@ __device__ unsigned round_up_to_power_of_two(unsigned x) {
     return x <= 1 ? 1u : 1u << (32 - __clz(static_cast<int>(x - 1)));
 }
 
-// Merges the `*buffered` keys of `buffer` into `best` (its `capacity` keys,
-// largest first), empties the buffer and returns the new threshold. Every
-// thread of the block calls it together: it is full of barriers.
-__device__ Key merge_buffer_into_best(Key* best, Key* buffer, unsigned* buffered, unsigned capacity) {
+// Merges the keys of `buffer` (`*buffered` were appended; those past
+// `buffer_size` found no room and are still pending in their threads) into
+// `best` (its `capacity` keys, largest first), empties the buffer and
+// returns the new threshold. Every thread of the block calls it together:
+// it is full of barriers.
+__device__ Key merge_buffer_into_best(Key* best, Key* buffer, unsigned* buffered, unsigned capacity,
+                                      unsigned buffer_size) {
     const unsigned t = threadIdx.x;
     // Every append happened before the barrier that led here, so every
     // thread reads the same count, and sorts the same number of keys.
-    const unsigned filled = *buffered;
+    const unsigned filled = min(*buffered, buffer_size);
     const unsigned size = max(capacity, round_up_to_power_of_two(filled));
     // The sorting network needs a power of two: empty keys fill the rest.
     for (unsigned s = filled + t; s < size; s += blockDim.x) buffer[s] = kEmptyKey;
@@ -182,63 +201,276 @@ __device__ Key merge_buffer_into_best(Key* best, Key* buffer, unsigned* buffered
     return threshold;
 }
 
-// Each block finds the `capacity` largest keys of its chunks of `source[0,
-// count)` (chunks of kChunk keys, block b taking chunks b, b + gridDim.x,
-// ...) and writes them, largest first, to out[blockIdx.x * capacity ...].
-// Missing keys (a block with fewer elements than capacity) are kEmptyKey.
-// Launched with kThreads threads; see launch_block_top_k for shared memory.
-template <class Source>
-__global__ void block_top_k_kernel(Source source, std::size_t count, unsigned capacity, Key* out) {
-    // The block's best `capacity` keys, then the candidate buffer: it holds
-    // up to capacity - 1 + kChunk keys (fewer than capacity before a chunk,
-    // at most kChunk more from it), rounded up to a power of two for the sort.
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
-    Key* best = reinterpret_cast<Key*>(shared_bytes);
-    Key* buffer = best + capacity;
-    __shared__ unsigned buffered;  // keys in the buffer
-    const unsigned t = threadIdx.x;
+// Element i of the array is in it. One test for the loads and the keys, so
+// that a slot past the end is never read and always gets the empty key.
+__device__ bool in_array(std::size_t i, std::size_t count) { return i < count; }
 
-    for (unsigned s = t; s < capacity; s += blockDim.x) best[s] = kEmptyKey;
-    if (t == 0) buffered = 0;
-    __syncthreads();
-    // The block's capacity-th best key, in a register: a key must beat it to
-    // be worth keeping. Every element beats the empty key.
-    Key threshold = kEmptyKey;
+// The element index of item `item` of this thread's chunk at `start`: its
+// vector v = item / 4 covers 4 neighbouring floats, and the threads of a warp
+// read neighbouring vectors (16 bytes each, 512 bytes a warp: coalesced).
+__device__ std::size_t item_index(std::size_t start, unsigned item) {
+    return start + (static_cast<std::size_t>(item / 4) * kThreads + threadIdx.x) * 4 + item % 4;
+}
 
-    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kChunk;
-    for (std::size_t start = static_cast<std::size_t>(blockIdx.x) * kChunk; start < count; start += stride) {
-        // Load first, all kItemsPerThread keys, neighbouring threads reading
-        // neighbouring elements. The last chunk may be partial: its missing
-        // keys are empty and beat nothing. (The loops have a constant trip
-        // count, so nvcc unrolls them and keeps `keys` in registers.)
-        Key keys[kItemsPerThread];
-        for (unsigned item = 0; item < kItemsPerThread; ++item) {
-            const std::size_t i = start + item * kThreads + t;
-            keys[item] = i < count ? source(i) : kEmptyKey;
+// Loads this thread's floats of the chunk at `start`: a float4 per vector
+// when the array is 16-byte aligned and the chunk whole (every chunk but
+// the last), else one float at a time, in the array only. The loads are
+// only issued here; a thread waits for them where it first reads `items`.
+__device__ void load_chunk(const float* values, std::size_t count, bool aligned, std::size_t start,
+                           float (&items)[kItemsPerThread]) {
+    if (aligned && start + kChunk <= count) {
+#pragma unroll
+        for (unsigned v = 0; v < kVectorsPerThread; ++v) {
+            const float4 vector = reinterpret_cast<const float4*>(values)[item_index(start, 4 * v) / 4];
+            items[4 * v] = vector.x;
+            items[4 * v + 1] = vector.y;
+            items[4 * v + 2] = vector.z;
+            items[4 * v + 3] = vector.w;
         }
-        // Then filter: only a key above the threshold takes a buffer slot.
-        // `full`: this thread filled slot capacity - 1 or later, so the
-        // buffer now holds at least capacity keys.
-        bool full = false;
+        return;
+    }
+#pragma unroll
+    for (unsigned item = 0; item < kItemsPerThread; ++item) {
+        const std::size_t i = item_index(start, item);
+        items[item] = in_array(i, count) ? values[i] : 0.0f;
+    }
+}
+
+// The key of item `item` of the chunk at `start`, or the empty key (which
+// beats nothing) past the end of the array.
+__device__ Key item_key(const float (&items)[kItemsPerThread], unsigned item, std::size_t start,
+                        std::size_t count) {
+    const std::size_t i = item_index(start, item);
+    return in_array(i, count) ? pack_key(items[item], static_cast<unsigned>(i)) : kEmptyKey;
+}
+
+// The float whose ordered_bits are `ordered` (neither NaN's 0 nor a bit
+// pattern ordered_bits never returns): the inverse of the last line there.
+__device__ float float_of_ordered(unsigned ordered) {
+    return __uint_as_float((ordered & 0x80000000u) != 0 ? (ordered & 0x7FFFFFFFu) : ~ordered);
+}
+
+// Appends this thread's pending keys (bit `item` of `pending`) to the
+// buffer, and clears the bit of each one that found room. Returns true when
+// this thread took the buffer's last slot or a later one: the buffer is
+// then full and must be merged.
+__device__ bool append_pending(const float (&items)[kItemsPerThread], unsigned& pending, std::size_t start,
+                               std::size_t count, Key* buffer, unsigned* buffered, unsigned buffer_size) {
+    bool full = false;
+    if (pending == 0) return false;
+#pragma unroll
+    for (unsigned item = 0; item < kItemsPerThread; ++item) {
+        if ((pending >> item) & 1u) {
+            const unsigned slot = atomicAdd(buffered, 1u);
+            if (slot < buffer_size) {
+                buffer[slot] = item_key(items, item, start, count);
+                pending &= ~(1u << item);
+            }
+            full = full || slot + 1 >= buffer_size;
+        }
+    }
+    return full;
+}
+
+// The block's running state: its best keys, the buffer, and the threshold.
+struct Candidates {
+    Key* best;
+    Key* buffer;
+    unsigned* buffered;  // keys appended to the buffer since the last merge
+    unsigned capacity;
+    unsigned buffer_size;
+    Key threshold;       // best[capacity - 1] (before the first merge, just below the seed): a key must beat it
+};
+
+// The lowest float that may beat `threshold`, as a float, and whether every
+// element may (the threshold's value part is 0: empty, or a NaN's).
+__device__ float lowest_contender(Key threshold, bool& everything) {
+    const unsigned ordered = static_cast<unsigned>(threshold >> 32);
+    everything = ordered == 0;
+    return everything ? 0.0f : float_of_ordered(ordered);
+}
+
+// Filters this thread's floats of the chunk at `start` against the
+// threshold and keeps those that beat it. Every thread of the block calls it
+// together: it ends at a barrier and may merge.
+__device__ void filter_chunk(const float (&items)[kItemsPerThread], std::size_t start, std::size_t count,
+                             Candidates& c) {
+    // A key beats the threshold only if its float is at least the
+    // threshold's float: one float comparison per element decides for
+    // nearly all of them, and only a thread with a contender builds keys.
+    // (NaN compares false, and its key beats only a threshold of value 0.)
+    bool everything = false;
+    const float lowest = lowest_contender(c.threshold, everything);
+    bool contender = everything;
+#pragma unroll
+    for (unsigned item = 0; item < kItemsPerThread; ++item) contender = contender || items[item] >= lowest;
+
+    // Filter: only a key above the threshold becomes pending.
+    unsigned pending = 0;
+    if (contender) {
+#pragma unroll
         for (unsigned item = 0; item < kItemsPerThread; ++item) {
-            if (keys[item] > threshold) {
-                const unsigned slot = atomicAdd(&buffered, 1u);
-                buffer[slot] = keys[item];
-                full = full || slot + 1 >= capacity;
+            if (item_key(items, item, start, count) > c.threshold) pending |= 1u << item;
+        }
+    }
+    // Append, and merge while the buffer is full. One barrier does two
+    // jobs: the appends are complete, and the block learns whether any
+    // thread saw the buffer fill. Every thread gets the same answer, so all
+    // merge or none does. Keys that found no room are appended after the
+    // merge, if they still beat the risen threshold; each round empties the
+    // buffer and fills it again, so the loop ends.
+    while (__syncthreads_or(
+        append_pending(items, pending, start, count, c.buffer, c.buffered, c.buffer_size))) {
+        c.threshold = merge_buffer_into_best(c.best, c.buffer, c.buffered, c.capacity, c.buffer_size);
+#pragma unroll
+        for (unsigned item = 0; item < kItemsPerThread; ++item) {
+            if (((pending >> item) & 1u) != 0 && item_key(items, item, start, count) <= c.threshold) {
+                pending &= ~(1u << item);
             }
         }
-        // One barrier per chunk does two jobs: the appends are complete, and
-        // the block learns whether any thread saw the buffer fill. Every
-        // thread gets the same answer, so all merge or none does, and the
-        // next chunk's up to kChunk appends always find room.
-        if (__syncthreads_or(full)) threshold = merge_buffer_into_best(best, buffer, &buffered, capacity);
+    }
+}
+
+// The warps of a first-pass block, and the most candidates the block can
+// seed its threshold for: each warp vouches for up to 32 of its keys.
+constexpr unsigned kWarps = kThreads / 32;
+constexpr unsigned kMaxSeededCapacity = 32 * kWarps;
+
+// Sets a first threshold from the block's first chunk, before any merge:
+// without it every key of the first chunk beats the empty threshold and the
+// block spends its start sorting and merging full buffers, while memory
+// idles (on an H100 that warm-up cost as much as a fifth of the pass).
+// Each lane takes the largest key of its floats; each warp sorts its 32
+// lanes' keys with shuffles (a bitonic sort in registers, no barrier) and
+// offers its (capacity / kWarps)-th largest; the seed is the smallest offer.
+// Every warp has capacity / kWarps distinct elements at or above its offer,
+// so the block has at least capacity elements at or above the seed: a key
+// below it is not among the block's capacity best. Every thread of the
+// block calls it together (one barrier).
+__device__ void seed_threshold(const float (&items)[kItemsPerThread], std::size_t start, std::size_t count,
+                               Key* offers, Candidates& c) {
+    const unsigned lane = threadIdx.x % 32;
+    Key mine = kEmptyKey;
+#pragma unroll
+    for (unsigned item = 0; item < kItemsPerThread; ++item) mine = max(mine, item_key(items, item, start, count));
+    for (unsigned sequence = 2; sequence <= 32; sequence *= 2) {
+        for (unsigned distance = sequence / 2; distance > 0; distance /= 2) {
+            const Key other = __shfl_xor_sync(0xFFFFFFFFu, mine, distance);
+            // As in compare_exchange: lane i (bit `distance` clear) and lane
+            // i + distance, larger first where bit `sequence` of i is clear.
+            const bool descending = (lane & sequence) == 0;
+            const bool first = (lane & distance) == 0;
+            mine = first == descending ? max(mine, other) : min(mine, other);
+        }
+    }
+    if (lane == c.capacity / kWarps - 1) offers[threadIdx.x / 32] = mine;
+    __syncthreads();
+    Key seed = offers[0];
+    for (unsigned warp = 1; warp < kWarps; ++warp) seed = min(seed, offers[warp]);
+    // A key must beat the threshold: the seed's own key must get in. An
+    // empty seed (a partial chunk with too few elements) seeds nothing.
+    c.threshold = seed == kEmptyKey ? kEmptyKey : seed - 1;
+}
+
+// Each block finds the `capacity` largest keys of its chunks of `values[0,
+// count)` (chunks of kChunk floats, block b taking chunks b, b + gridDim.x,
+// ...) and writes them, largest first, to out[blockIdx.x * capacity ...].
+// Missing keys (a block with fewer elements than capacity) are kEmptyKey.
+// Launched with kThreads threads; see top_k for shared memory.
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+    block_top_k_kernel(const float* values, std::size_t count, bool aligned, unsigned capacity, Key* out) {
+    // The block's best `capacity` keys, then the candidate buffer of
+    // buffer_size keys (a power of two, at least capacity).
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    __shared__ unsigned buffered;
+    __shared__ Key offers[kWarps];  // seed_threshold's, one per warp
+    Candidates c;
+    c.best = reinterpret_cast<Key*>(shared_bytes);
+    c.buffer = c.best + capacity;
+    c.buffered = &buffered;
+    c.capacity = capacity;
+    c.buffer_size = min(kMaxBufferKeys, 4 * capacity);
+    const unsigned t = threadIdx.x;
+
+    for (unsigned s = t; s < capacity; s += blockDim.x) c.best[s] = kEmptyKey;
+    if (t == 0) buffered = 0;
+    __syncthreads();
+    c.threshold = kEmptyKey;  // every element beats the empty key
+
+    // Software pipelining: while one chunk is filtered, the loads of the
+    // next are in flight into the other set of registers. They are issued
+    // before the filter, the barrier and any merge, and waited for only when
+    // that chunk's turn comes, so memory always has a chunk of this block
+    // to fetch. Two named sets, used in turn (the loop is unrolled twice),
+    // so that no chunk is copied from one set of registers to the other.
+    // (The grid has no more blocks than chunks: every block has a first.)
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kChunk;
+    std::size_t start = static_cast<std::size_t>(blockIdx.x) * kChunk;
+    float even[kItemsPerThread];
+    float odd[kItemsPerThread];
+    load_chunk(values, count, aligned, start, even);
+    if (start + stride < count) load_chunk(values, count, aligned, start + stride, odd);
+    if (capacity <= kMaxSeededCapacity) seed_threshold(even, start, count, offers, c);
+    for (; start < count; start += 2 * stride) {
+        filter_chunk(even, start, count, c);
+        if (start + stride >= count) break;
+        if (start + 2 * stride < count) load_chunk(values, count, aligned, start + 2 * stride, even);
+        filter_chunk(odd, start + stride, count, c);
+        if (start + 3 * stride < count) load_chunk(values, count, aligned, start + 3 * stride, odd);
     }
     // What is left in the buffer. Every append came before the last chunk's
     // barrier and none comes after it, so all threads read the same count.
-    if (__syncthreads_or(buffered > 0)) merge_buffer_into_best(best, buffer, &buffered, capacity);
+    if (__syncthreads_or(buffered > 0)) {
+        merge_buffer_into_best(c.best, c.buffer, &buffered, capacity, c.buffer_size);
+    }
 
     Key* block_out = out + static_cast<std::size_t>(blockIdx.x) * capacity;
-    for (unsigned s = t; s < capacity; s += blockDim.x) block_out[s] = best[s];
+    for (unsigned s = t; s < capacity; s += blockDim.x) block_out[s] = c.best[s];
+}
+
+// Merges sorted lists (largest first, as the blocks write them), keeping
+// the first `length` keys of each (a power of two, at least min(k, n): the
+// top k of all lists are among the top k of their own lists). List l
+// starts at lists[l * stride]. Block b takes lists b * group, ...,
+// b * group + group - 1 of the `list_count` (group a power of two; lists
+// past the end are empty) and writes the `length` largest keys of all of
+// them, largest first, to out[b * length ...]. No sort: the group is halved
+// in rounds, list 2w·i taking the best of itself and list 2w·i + w, as in
+// merge_buffer_into_best (slot-by-slot maximum with the other list read
+// backwards, then a bitonic merge), all pairs of lists at once.
+__global__ void merge_lists_kernel(const Key* lists, unsigned list_count, unsigned stride, unsigned length,
+                                   unsigned group, Key* out) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    Key* keys = reinterpret_cast<Key*>(shared_bytes);
+    const unsigned t = threadIdx.x;
+    const unsigned first_list = blockIdx.x * group;
+    // length is a power of two: p / length is a shift, p % length a mask.
+    const unsigned log_length = static_cast<unsigned>(__ffs(static_cast<int>(length))) - 1;
+    for (unsigned s = t; s < group << log_length; s += blockDim.x) {
+        const unsigned list = first_list + (s >> log_length);
+        keys[s] = list < list_count ? lists[static_cast<std::size_t>(list) * stride + (s & (length - 1))] : kEmptyKey;
+    }
+    __syncthreads();
+    for (unsigned width = 1; width < group; width *= 2) {
+        // Lists 0, 2w, 4w, ... take the best of themselves and their
+        // neighbour w lists on, which no thread writes in this round.
+        const unsigned merges = group / (2 * width);
+        for (unsigned p = t; p < merges << log_length; p += blockDim.x) {
+            Key* list = keys + (static_cast<std::size_t>(p >> log_length) * 2 * width << log_length);
+            const unsigned s = p & (length - 1);
+            list[s] = max(list[s], list[(static_cast<std::size_t>(width) << log_length) + length - 1 - s]);
+        }
+        __syncthreads();
+        for (unsigned distance = length / 2; distance > 0; distance /= 2) {
+            for (unsigned p = t; p < merges << (log_length - 1); p += blockDim.x) {
+                Key* list = keys + (static_cast<std::size_t>(p >> (log_length - 1)) * 2 * width << log_length);
+                compare_exchange(list, p & (length / 2 - 1), distance, true, length);
+            }
+            __syncthreads();
+        }
+    }
+    Key* block_out = out + static_cast<std::size_t>(blockIdx.x) * length;
+    for (unsigned s = t; s < length; s += blockDim.x) block_out[s] = keys[s];
 }
 
 // The first m keys of `keys` as (value, index) pairs. The value is read
@@ -263,9 +495,10 @@ __global__ void unpack_kernel(const Key* keys, int m, const float* values, float
 
 // The passes, computed the same way by the workspace query and the launcher.
 struct Plan {
-    unsigned capacity = 0;        // candidates per block, a power of two
+    unsigned capacity = 0;        // candidates per block of the first pass, a power of two
+    unsigned length = 0;          // keys kept per list by the merges: min(k, n) rounded up to a power of two
     unsigned first_blocks = 0;    // blocks of the first pass
-    unsigned second_blocks = 0;   // blocks of the second pass (0 if the first has 1 block)
+    unsigned second_blocks = 0;   // blocks of the first merge pass (0 if the first pass has 1 block)
 };
 
 void check_arguments(std::size_t n, int k) {
@@ -279,17 +512,19 @@ void check_arguments(std::size_t n, int k) {
 
 unsigned div_up(std::size_t a, std::size_t b) { return static_cast<unsigned>((a + b - 1) / b); }
 
-// The number of blocks of a merge pass over `candidates` keys.
-unsigned merge_blocks(std::size_t candidates, unsigned capacity) {
-    const std::size_t per_block = std::max<std::size_t>(static_cast<std::size_t>(capacity) * kListsPerMergeBlock, kChunk);
-    return std::max(1u, div_up(candidates, per_block));
+// The lists a block of the merge kernel takes: as many as fit in kMergeKeys
+// (at least 2), and no more than there are, rounded up to a power of two.
+// For k = 1 that is every list of the first pass at once.
+unsigned merge_group(unsigned lists, unsigned length) {
+    return std::min(std::max(2u, kMergeKeys / length), std::bit_ceil(lists));
 }
 
 Plan make_plan(std::size_t n, int k) {
     Plan plan;
     const std::size_t m = std::min(static_cast<std::size_t>(k), n);
     // Never more candidates than elements: a small array gets small lists.
-    plan.capacity = std::max(kMinCapacity, std::bit_ceil(static_cast<unsigned>(m)));
+    plan.length = std::bit_ceil(static_cast<unsigned>(m));
+    plan.capacity = std::max(kMinCapacity, plan.length);
     int device = 0;
     int sm_count = 0;
     COURSE_CUDA_CHECK(cudaGetDevice(&device));
@@ -297,20 +532,9 @@ Plan make_plan(std::size_t n, int k) {
     const unsigned wave = kBlocksPerSm * static_cast<unsigned>(std::max(sm_count, 1));
     plan.first_blocks = std::max(1u, std::min(wave, div_up(n, kChunk)));
     if (plan.first_blocks > 1) {
-        plan.second_blocks = merge_blocks(static_cast<std::size_t>(plan.first_blocks) * plan.capacity, plan.capacity);
+        plan.second_blocks = div_up(plan.first_blocks, merge_group(plan.first_blocks, plan.length));
     }
     return plan;
-}
-
-template <class Source>
-void launch_block_top_k(unsigned blocks, Source source, std::size_t count, unsigned capacity, Key* out) {
-    // best (capacity keys) and the buffer: capacity - 1 + kChunk keys at
-    // most, rounded up to a power of two. 40 KiB for C = 1024, under the
-    // 48 KiB a kernel gets without asking.
-    const std::size_t buffer_keys = std::bit_ceil(capacity - 1 + kChunk);
-    const std::size_t shared_bytes = (capacity + buffer_keys) * sizeof(Key);
-    block_top_k_kernel<<<blocks, kThreads, shared_bytes>>>(source, count, capacity, out);
-    COURSE_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace
@@ -319,10 +543,12 @@ std::size_t top_k_workspace_bytes(std::size_t n, int k) {
     check_arguments(n, k);
     if (n == 0 || k == 0) return 0;
     const Plan plan = make_plan(n, k);
-    // Two candidate buffers used in turn: the first pass and every odd pass
-    // write the first (the passes shrink, so the first is the largest), the
-    // others the second.
-    return (static_cast<std::size_t>(plan.first_blocks) + plan.second_blocks) * plan.capacity * sizeof(Key);
+    // Two candidate buffers used in turn: the first pass and every even
+    // merge pass write the first (the passes shrink, so the first is the
+    // largest), the others the second.
+    return (static_cast<std::size_t>(plan.first_blocks) * plan.capacity +
+            static_cast<std::size_t>(plan.second_blocks) * plan.length) *
+           sizeof(Key);
 }
 
 void top_k(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace,
@@ -338,15 +564,27 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
     Key* buffers[2] = {static_cast<Key*>(workspace),
                        static_cast<Key*>(workspace) + static_cast<std::size_t>(plan.first_blocks) * plan.capacity};
 
-    // Pass 1: the floats, packed into keys as they are read.
-    unsigned blocks = plan.first_blocks;
-    launch_block_top_k(blocks, FloatSource{values}, n, plan.capacity, buffers[0]);
-    // Merge passes: the candidates of the pass before, until one block is left.
+    // Pass 1: the floats, packed into keys as they are read. best and the
+    // buffer: 3 C keys at most (24 KiB for C = 1024), under the 48 KiB a
+    // kernel gets without asking.
+    const unsigned buffer_size = std::min(kMaxBufferKeys, 4 * plan.capacity);
+    const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
+    block_top_k_kernel<<<plan.first_blocks, kThreads, (plan.capacity + buffer_size) * sizeof(Key)>>>(
+        values, n, aligned, plan.capacity, buffers[0]);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+    // Merge passes: the sorted lists of the pass before, until one is left.
+    // The first pass's lists are capacity keys apart; the merges' length.
+    unsigned lists = plan.first_blocks;
+    unsigned stride = plan.capacity;
     int current = 0;
-    while (blocks > 1) {
-        const std::size_t candidates = static_cast<std::size_t>(blocks) * plan.capacity;
-        blocks = merge_blocks(candidates, plan.capacity);
-        launch_block_top_k(blocks, KeySource{buffers[current]}, candidates, plan.capacity, buffers[1 - current]);
+    while (lists > 1) {
+        const unsigned group = merge_group(lists, plan.length);
+        const unsigned blocks = div_up(lists, group);
+        merge_lists_kernel<<<blocks, kMergeThreads, static_cast<std::size_t>(group) * plan.length * sizeof(Key)>>>(
+            buffers[current], lists, stride, plan.length, group, buffers[1 - current]);
+        COURSE_CUDA_CHECK(cudaGetLastError());
+        lists = blocks;
+        stride = plan.length;
         current = 1 - current;
     }
 

@@ -1,7 +1,9 @@
 // Lesson 11 benchmark (GPU only): the top k of 2^26 random floats, for
 // k = 1, 32 and 1024. Your top_k (or the reference's: per-block candidates
-// in shared memory, filtered against a threshold, merged block by block)
-// against sorting everything and keeping the first k:
+// in shared memory, filtered against a threshold with the next chunk's
+// loads in flight, the blocks' sorted lists merged pairwise), the earlier
+// reference (earlier_top_k.cuh: the same selection without the prefetch,
+// merged by sorting), and sorting everything and keeping the first k:
 // cub::DeviceRadixSort::SortPairsDescending of (value, index) pairs, and
 // thrust::stable_sort_by_key with thrust::greater. Every
 // variant's first k pairs must equal the CPU's std::partial_sort before it
@@ -13,6 +15,7 @@
 #include <top_k.hpp>
 
 #include "cpu_reference.hpp"
+#include "earlier_top_k.cuh"
 
 #include <course/backend.hpp>
 #include <course/bench.hpp>
@@ -124,6 +127,23 @@ int main(int argc, char** argv) {
         };
         bench.add_checked(course::implementation_label("top_k") + " (k = " + std::to_string(k) + ")", false,
                           check_top_k, run_top_k, bytes);
+
+        // The earlier reference, timed the same way: what the current one gained.
+        const std::size_t earlier_bytes = lesson11::earlier::top_k_workspace_bytes(count, k);
+        course::DeviceBuffer<unsigned char> earlier_workspace(earlier_bytes);
+        const auto run_earlier = [&, k](int s) {
+            lesson11::earlier::top_k(values[s].data(), count, k, out_values.data(), out_indices.data(),
+                                     earlier_workspace.data(), earlier_bytes);
+        };
+        const auto check_earlier = [&]() -> std::string {
+            out_values.poison();
+            out_indices.poison();
+            run_earlier(0);
+            COURSE_CUDA_CHECK(cudaGetLastError());
+            return compare_first_k(expected, out_values.download(), out_indices.download());
+        };
+        bench.add_checked("earlier reference top_k, loads after each barrier (k = " + std::to_string(k) + ")", false,
+                          check_earlier, run_earlier, bytes);
 
         const auto check_thrust = [&]() -> std::string {
             run_thrust(0);

@@ -160,8 +160,7 @@ std::string likely_cause(const std::vector<float>& values, const std::vector<Pai
         return "an empty candidate slot (index -1) where an element should be: a pass lost candidates. A block "
                "must keep k of them (not only its maximum, like the sketch in Tim's five-kernels article; not only "
                "one per thread; lists of k rounded UP to a power of two), the last, partial chunk must be read, and "
-               "a key appended when the buffer already holds capacity keys must still be kept until the merge "
-               "after the chunk.";
+               "a key that finds the buffer full must stay pending until after the merge.";
     }
     if (got_index == n) {
         return "index n, one past the end of the array: a load bound written <= instead of < (the slots past the "
@@ -192,9 +191,9 @@ std::string likely_cause(const std::vector<float>& values, const std::vector<Pai
     }
     return "an element of the top k is missing from the answer. A block must keep its k best candidates, not only "
            "its maximum (the sketch in Tim's five-kernels article loses the second of two top elements in one "
-           "block); the last partial chunk must be read; no key that beats the threshold may be dropped, even "
-           "when more of them arrive in one chunk than the buffer's capacity (the buffer is merged after the "
-           "chunk); every step of the shared-memory sort needs its __syncthreads(); and the candidate lists must "
+           "block); the last partial chunk must be read; no key that beats the threshold may be dropped: one that "
+           "finds the buffer full stays pending and is appended after the merge; each chunk must be filtered "
+           "before the next chunk's loads overwrite its registers; every step of the shared-memory sort needs its __syncthreads(); and the candidate lists must "
            "hold k keys (k rounded UP to a power of two).";
 }
 
@@ -308,6 +307,15 @@ TEST_CASE("random arrays of every edge size give the CPU's top k for every k fro
 
 TEST_CASE("a large random array gives the CPU's top k through several merge passes", "[11]") {
     require_top_k(Input::random, large_size(), course::kEmulator ? std::vector<int>{1, 33, 1024} : kEveryK);
+}
+
+TEST_CASE("an array of several chunks per block gives the CPU's top k, each chunk loaded while the one before "
+          "is filtered", "[11]") {
+    // large_size() gives each block of the first pass one chunk on the
+    // emulator (few SMs, but 4096 floats a chunk); this size gives each
+    // several, so the next chunk's loads overlap the current one's filter.
+    const int n = course::kEmulator ? (1 << 18) + 7 : (1 << 24) + 7;
+    require_top_k(Input::random, n, {1, 100});
 }
 
 TEST_CASE("ties everywhere come back lowest index first", "[11]") {
