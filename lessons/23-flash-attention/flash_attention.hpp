@@ -22,11 +22,13 @@
 /// - L: one float per query row, L_i = ln sum_j exp(s_ij) (natural log, of
 ///   the scaled scores, over the visible keys): the log-sum-exp that a
 ///   backward pass needs to rebuild any probability as exp(s_ij - L_i).
-///   Besides O, L is the only memory written: N floats, O(N), where the
-///   unfused computation needs the N x N scores.
+///   Besides O, L is the only output: N floats, O(N), where the unfused
+///   computation needs the N x N scores. Any scratch memory a function uses
+///   is O(N d) too (see below).
 /// - Every element of O and of L is written; the caller may pass memory
-///   holding anything (the tests fill it with NaN). Nothing outside O's
-///   N * d and L's N elements is written, nothing outside Q, K and V is read.
+///   holding anything (the tests fill it with NaN). Of the caller's memory,
+///   nothing outside O's N * d and L's N elements is written, nothing
+///   outside Q, K and V is read.
 /// - The pointers are those `cudaMalloc` returns, or as aligned (256 bytes).
 /// - N = 0 launches nothing and returns, and the pointers may be null. A
 ///   negative N or a d other than 64 and 128 throws `std::invalid_argument`.
@@ -38,7 +40,13 @@
 ///   bounds the float error of row i's scores; and |L_i - exact| <= 2^-10 + 2 E_i.
 ///   `tests/23-flash-attention/cpu_reference.hpp` derives the bound.
 /// - They launch on the default stream, check the launch and return without
-///   synchronising. No memory is allocated.
+///   synchronising. attention_simple allocates no memory. flash_attention
+///   may keep a scratch buffer of device memory from call to call,
+///   allocated (and, when a call needs more, reallocated, which waits for
+///   the device) by the function itself, never freed before the process
+///   ends, of O(N d) bytes: the reference does, for the states of the
+///   splits of the keys of short sequences, (d + 2) floats per query row
+///   and split. A version that needs none allocates nothing.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -88,6 +96,11 @@ void attention_simple(const __half* Q, const __half* K, const __half* V, __half*
 /// tiles of keys wholly above the diagonal are skipped and only the diagonal
 /// tile is masked. At the end the two warps of a band merge their (m, l, O)
 /// through shared memory, O = O / l is rounded to half, and L = m + ln l.
+/// Where its blocks of query rows are fewer than the SMs (a single head of
+/// a few thousand tokens), the reference also splits the tiles of keys of
+/// each block of rows over 2 to 4 blocks (split-KV): each leaves its
+/// unnormalised (m, l, O) in its scratch buffer, and a second kernel merges
+/// them and writes O and L.
 ///
 /// @param Q device pointer to N * d halves: the queries, row-major (may be null when N = 0).
 /// @param K device pointer to N * d halves: the keys, row-major (may be null when N = 0).

@@ -4,23 +4,31 @@
 // Two kernels. attention_simple_kernel gives each thread one query row and
 // walks over the keys one by one with the online softmax of lesson 20, in
 // float, reading K and V from global memory: short, correct and slow.
-// flash_attention_kernel is the real thing: a block keeps 32 or 64 rows of
-// Q in shared memory and streams tiles of 64 keys past them, the next
+// flash_attention_kernel is the real thing: a block keeps 16, 32 or 64 rows
+// of Q in shared memory and streams tiles of 64 keys past them, the next
 // tile's loads in flight while the current one is computed; each band of 16
 // rows belongs to 2 or 4 warps (key groups), each taking its share of every
 // tile, whose states merge at the end. Scores and products run on tensor
 // cores (wmma), the softmax is online across tiles, and only O and the
-// row's log-sum-exp L ever reach global memory. The shape of a block is a
+// row's log-sum-exp L reach the caller's memory. The shape of a block is a
 // template parameter; flash_attention() picks one from N and the SM count.
+// When the blocks of query rows are too few to give every SM work (one head
+// of a few thousand tokens), the keys are split too: several blocks take the
+// same rows and a share of the keys each, leave their unnormalised states in
+// a scratch buffer, and a second kernel merges them (Flash-Decoding's
+// split-KV).
 #include <flash_attention.hpp>
 
 #include <course/cuda_check.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
@@ -88,25 +96,28 @@ constexpr int kVector = 8;     // halves per 16-byte load
 constexpr int kPadHalf = 8;
 constexpr int kPadFloat = 4;
 
-// The parallel shape of a block: RowWarps bands of 16 query rows (2 or 4:
-// 32 or 64 rows per block), each band shared by KeyGroups warps (2 or 4),
-// warp g of a band taking keys [g * 64 / KeyGroups, (g + 1) * 64 / KeyGroups)
-// of every tile of 64 keys. The tiles of keys stay 64 long for every shape,
-// so a block of 32 query rows is not square: the causal skip and mask below
-// compare key and query positions, not tile numbers.
+// The parallel shape of a block: RowWarps bands of 16 query rows (1, 2 or
+// 4: 16, 32 or 64 rows per block), each band shared by KeyGroups warps (2
+// or 4), warp g of a band taking keys [g * 64 / KeyGroups, (g + 1) * 64 /
+// KeyGroups) of every tile of 64 keys. The tiles of keys stay 64 long for
+// every shape, so a block of 16 or 32 query rows is not square: the causal
+// skip and mask below compare key and query positions, not tile numbers.
 template <int RowWarps, int KeyGroups>
 struct Shape {
-    static_assert(RowWarps == 2 || RowWarps == 4, "2 or 4 bands of 16 query rows per block");
+    static_assert(RowWarps == 1 || RowWarps == 2 || RowWarps == 4, "1, 2 or 4 bands of 16 query rows per block");
     static_assert(KeyGroups == 2 || KeyGroups == 4, "2 or 4 key groups per band");
     static constexpr int kRowWarps = RowWarps;
     static constexpr int kKeyGroups = KeyGroups;
-    static constexpr int kWarps = kRowWarps * kKeyGroups;            // 4 to 16
-    static constexpr int kThreads = kWarps * kWarpSize;              // 128 to 512
-    static constexpr int kBlockQ = kRowWarps * kFragment;            // 32 or 64 query rows per block
+    static constexpr int kWarps = kRowWarps * kKeyGroups;            // 2 to 16
+    static constexpr int kThreads = kWarps * kWarpSize;              // 64 to 512
+    static constexpr int kBlockQ = kRowWarps * kFragment;            // 16, 32 or 64 query rows per block
     static constexpr int kGroupKeys = kBlockK / kKeyGroups;          // 32 or 16 keys of each tile per warp
     static constexpr int kScoreStride = kGroupKeys + kPadFloat;      // 36 or 20 floats
     static constexpr int kProbStride = kGroupKeys + kPadHalf;        // 40 or 24 halves
 };
+
+// The keys of a block of query rows are split over at most this many blocks.
+constexpr int kMaxSplits = 4;
 
 // The layout of the dynamic shared memory, for head dimension D and shape S.
 template <int D, class S>
@@ -202,9 +213,101 @@ using Accumulator = wmma::fragment<wmma::accumulator, kFragment, kFragment, kFra
 template <int D, class S>
 constexpr int kMinBlocks = D == 64 ? (S::kWarps == 4 ? 3 : 16 / S::kWarps) : (S::kWarps >= 8 ? 1 : 8 / S::kWarps);
 
+// Where the blocks of a split key range leave their states: for split s
+// and query row r (of the `rows` padded rows, blocks of rows x rows per
+// block), the unnormalised O at o[(s * rows + r) * D ...] (d floats), the
+// maximum m[s * rows + r] (log2 units) and the sum l[s * rows + r].
+// splits = 1: nothing is split, and the pointers are not used.
+struct SplitScratch {
+    float* o;
+    float* m;
+    float* l;
+    std::size_t rows;
+    int splits;
+};
+
+// The number of tiles of 64 keys the block of query rows from q0 walks.
+// With causal, tile t holds keys from t * 64 on: those past the block's last
+// query row (q0 + block_rows - 1) see nobody, so the walk stops at the tile
+// holding that row's key, the diagonal tile. With 64 query rows that is t =
+// q0 / 64, the only tile that needs masking; with 16 or 32, the diagonal
+// tile holds keys past some of the block's rows either way.
+__device__ __forceinline__ int key_tiles_of_block(int q0, int block_rows, int N, bool causal) {
+    const int key_tiles = (N + kBlockK - 1) / kBlockK;
+    const int diagonal_tile = (q0 + block_rows - 1) / kBlockK;
+    const int tiles = causal ? min(key_tiles, diagonal_tile + 1) : key_tiles;
+    return tiles;
+}
+
+// The splits a block of query rows uses: as many as asked, but no more than
+// it has tiles (a causal block near the start has few), so that no split is
+// empty.
+__device__ __forceinline__ int used_splits_of_block(int q0, int block_rows, int N, bool causal, int splits) {
+    return min(splits, key_tiles_of_block(q0, block_rows, N, causal));
+}
+
+// The merge of the splits, a second kernel: the stream runs it after
+// flash_attention_kernel has finished, so every split's state is stored
+// (within one launch, a block could only wait for the others through
+// atomics and fences). A thread per 4 columns of a query row: the row's
+// states, each rescaled to their common maximum M as the key groups' are,
+//     l = sum_s l_s 2^(m_s - M),   O = sum_s O_s 2^(m_s - M) / l,
+// then O as halves (one 8-byte store) and, by the row's first thread, L.
+// 4 columns, one float4 of each split: a warp's loads then read 512
+// contiguous bytes of a split's state, its stores write 256 of O.
+constexpr int kMergeThreads = 256;
+constexpr int kMergeColumns = 4;
+
+template <int D>
+__global__ void __launch_bounds__(kMergeThreads) merge_splits_kernel(SplitScratch scratch, __half* O, float* L,
+                                                                     int N, int block_rows, bool causal) {
+    constexpr int kChunksPerRow = D / kMergeColumns;
+    const long long chunk = static_cast<long long>(blockIdx.x) * kMergeThreads + threadIdx.x;
+    const int row = static_cast<int>(chunk / kChunksPerRow);
+    if (row >= N) return;
+    const int c = static_cast<int>(chunk % kChunksPerRow) * kMergeColumns;
+    const int used_splits = used_splits_of_block(row / block_rows * block_rows, block_rows, N, causal, scratch.splits);
+    if (used_splits == 1) return;  // that block wrote its rows itself
+    const std::size_t at = static_cast<std::size_t>(row);
+    // Every split's m is finite (see the merge of the key groups).
+    float m_max = -INFINITY;
+#pragma unroll
+    for (int s = 0; s < kMaxSplits; ++s) {
+        if (s < used_splits) m_max = fmaxf(m_max, scratch.m[s * scratch.rows + at]);
+    }
+    float weight[kMaxSplits];
+    float l_sum = 0.0f;
+#pragma unroll
+    for (int s = 0; s < kMaxSplits; ++s) {
+        weight[s] = 0.0f;
+        if (s < used_splits) {
+            weight[s] = exp2f(scratch.m[s * scratch.rows + at] - m_max);
+            l_sum += scratch.l[s * scratch.rows + at] * weight[s];
+        }
+    }
+    const float inv_l = 1.0f / l_sum;
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int s = 0; s < kMaxSplits; ++s) {
+        if (s < used_splits) {
+            const float w = weight[s] * inv_l;
+            const float4 part = *reinterpret_cast<const float4*>(scratch.o + (s * scratch.rows + at) * D + c);
+            sum.x += w * part.x;
+            sum.y += w * part.y;
+            sum.z += w * part.z;
+            sum.w += w * part.w;
+        }
+    }
+    *reinterpret_cast<uint2*>(O + at * D + c) =
+        make_uint2(pack_halves(__float2half_rn(sum.x), __float2half_rn(sum.y)),
+                   pack_halves(__float2half_rn(sum.z), __float2half_rn(sum.w)));
+    if (c == 0) L[row] = (m_max + log2f(l_sum)) * kLn2;
+}
+
 template <int D, class S>
 __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention_kernel(
-    const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal, float scale_log2) {
+    const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal, float scale_log2,
+    SplitScratch split_scratch) {
     constexpr int kRowWarps = S::kRowWarps;
     constexpr int kKeyGroups = S::kKeyGroups;
     constexpr int kThreads = S::kThreads;
@@ -232,10 +335,26 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention
     const int band = warp % kRowWarps;
     const int group = warp / kRowWarps;
     const int group_key0 = group * kGroupKeys;
-    // Causal blocks near the end of the sequence have the most tiles to walk:
-    // start them first, so that the short ones fill the gaps at the end.
-    const int q_tile = causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+    // Block x takes split x % splits of the keys of a block of query rows;
+    // the splits of one block of rows are neighbours in the grid, so they
+    // run at the same time and share their tile of Q in the L2.
+    // Causal blocks near the end of the sequence have the most tiles to
+    // walk: start them first, so that the short ones fill the gaps at the end.
+    const int splits = split_scratch.splits;
+    const int q_blocks = static_cast<int>(gridDim.x) / splits;
+    const int q_index = static_cast<int>(blockIdx.x) / splits;
+    const int split = static_cast<int>(blockIdx.x) % splits;
+    const int q_tile = causal ? q_blocks - 1 - q_index : q_index;
     const int q0 = q_tile * kBlockQ;
+
+    // The block's tiles, split evenly; the blocks of the splits a block of
+    // rows does not use leave at once, all their threads together, before
+    // any barrier.
+    const int tiles = key_tiles_of_block(q0, kBlockQ, N, causal);
+    const int used_splits = used_splits_of_block(q0, kBlockQ, N, causal, splits);
+    if (split >= used_splits) return;
+    const int tile_begin = split * tiles / used_splits;
+    const int tile_end = (split + 1) * tiles / used_splits;
 
     float(*scores)[kScoreStride] = sh.scores[warp];
     __half(*probs)[kProbStride] = sh.probs[warp];
@@ -254,21 +373,12 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention
     Accumulator row_of;
     wmma::load_matrix_sync(row_of, &scores[0][0], kScoreStride, wmma::mem_row_major);
 
-    const int key_tiles = (N + kBlockK - 1) / kBlockK;
-    // With causal, tile t holds keys from t * 64 on: those past the block's
-    // last query row (q0 + kBlockQ - 1) see nobody, so the walk stops at the
-    // tile holding that row's key, the diagonal tile. With 64 query rows
-    // that is t = q_tile, the only tile that needs masking; with 32, the
-    // diagonal tile holds keys past some of the block's rows either way.
-    const int diagonal_tile = (q0 + kBlockQ - 1) / kBlockK;
-    const int tiles = causal ? min(key_tiles, diagonal_tile + 1) : key_tiles;
-
     // The tile of Q, and the first tiles of K and V on their way.
     load_rows<kBlockQ, D, kThreads>(sh.q, Q, N, q0);
     constexpr int kChunks = kChunksPerThread<D, kThreads>;
     uint4 next_k[kChunks], next_v[kChunks];
-    fetch_rows<D, kThreads>(next_k, K, N, 0);
-    fetch_rows<D, kThreads>(next_v, V, N, 0);
+    fetch_rows<D, kThreads>(next_k, K, N, tile_begin * kBlockK);
+    fetch_rows<D, kThreads>(next_v, V, N, tile_begin * kBlockK);
 
     Accumulator o[kOutFragments];
 #pragma unroll
@@ -282,14 +392,14 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention
     float m = -INFINITY;  // running maximum of the scaled scores, in log2 units
     float l = 0.0f;       // running sum of exp2(s - m)
 
-    for (int t = 0; t < tiles; ++t) {
+    for (int t = tile_begin; t < tile_end; ++t) {
         const int k0 = t * kBlockK;
         store_rows<D, kThreads>(sh.kv.tiles.k, next_k);
         store_rows<D, kThreads>(sh.kv.tiles.v, next_v);
         // Each warp reads rows of Q, K and V other threads stored.
         __syncthreads();
         // The next tiles: their loads are in flight while this one is computed.
-        if (t + 1 < tiles) {
+        if (t + 1 < tile_end) {
             fetch_rows<D, kThreads>(next_k, K, N, k0 + kBlockK);
             fetch_rows<D, kThreads>(next_v, V, N, k0 + kBlockK);
         }
@@ -403,7 +513,8 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention
     // turn through shared memory (K and V's space, free now); group 0
     // combines each with its own as lesson 20 merges two online-softmax
     // states: both rescaled to the larger maximum. The last round also
-    // divides by the merged l.
+    // divides by the merged l, unless the keys are split over blocks: then
+    // the block's state stays unnormalised for the merge of the splits.
     float(*merge)[kMergeStride] = sh.kv.merge[band];
     float m_all = m, l_all = l;
 #pragma unroll 1
@@ -421,8 +532,11 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention
         // Group 0 reads what the giving group stored.
         __syncthreads();
         if (group == 0) {
-            // Group 0 sees key 0 (in its share of tile 0), which every query
-            // sees: its m is finite, and so is the merged maximum.
+            // Group 0 sees the first key of the block's first tile (key 0
+            // without a split), which every query of the block sees (with
+            // causal, a split starts at or before the block's first row: the
+            // walk ends at the diagonal tile, which starts there or before).
+            // Its m is finite, and so is the merged maximum.
             const float m_other = sh.partial_max[band][row];
             const float l_other = sh.partial_sum[band][row];
             const float m_mine = m_all;
@@ -431,7 +545,7 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention
             const float other = exp2f(m_other - m_all);
             l_all = l_all * own + l_other * other;
             // O = (own · O_0 + other · O_g) / l on the last round, each factor per row.
-            const float last = giver == kKeyGroups - 1 ? l_all : 1.0f;
+            const float last = giver == kKeyGroups - 1 && used_splits == 1 ? l_all : 1.0f;
             float* other_row_factor = sh.row_factor[warp + giver * kRowWarps];
             if (half_row == 0) {
                 row_factor[row] = own / last;
@@ -457,6 +571,21 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention
         // The next group may overwrite the merge buffer only once group 0
         // has read it.
         if (giver + 1 < kKeyGroups) __syncthreads();
+    }
+    if (used_splits > 1) {
+        // The block's state over its split, O unnormalised, for
+        // merge_splits_kernel: by group 0, straight from its fragments.
+        if (group != 0) return;
+        const std::size_t first = split * split_scratch.rows + static_cast<std::size_t>(q0 + band * kFragment);
+#pragma unroll
+        for (int n = 0; n < kOutFragments; ++n) {
+            wmma::store_matrix_sync(split_scratch.o + first * D + n * kFragment, o[n], D, wmma::mem_row_major);
+        }
+        if (half_row == 0) {
+            split_scratch.m[first + row] = m_all;
+            split_scratch.l[first + row] = l_all;
+        }
+        return;
     }
     if (group != 0) return;  // no barrier follows: the partners finish alone
 
@@ -484,39 +613,140 @@ __global__ void __launch_bounds__(S::kThreads, kMinBlocks<D, S>) flash_attention
     }
 }
 
-template <int D, int RowWarps, int KeyGroups>
-void launch_flash_shape(const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, bool causal,
-                        float scale_log2) {
-    using S = Shape<RowWarps, KeyGroups>;
-    // More than 48 KiB of shared memory (56 KiB for d = 64, 80 KiB for 128
-    // with the original shape, 64 rows x 2 key groups): dynamic, and the
-    // kernel must opt in, once per shape.
-    constexpr int kBytes = static_cast<int>(sizeof(Shared<D, S>));
-    static_assert(kBytes <= 227 * 1024, "more shared memory than an H100 gives a block");
-    static const bool opted_in = [] {
+// The launch of one kernel shape: its opt-in to more than 48 KiB of shared
+// memory (56 KiB for d = 64, 80 KiB for 128 with 64 rows x 2 key groups:
+// dynamic, and the kernel must opt in, once per shape), and how many of its
+// blocks an SM holds at once (registers, shared memory and threads, as the
+// occupancy calculator counts them), both done once.
+template <int D, class S>
+constexpr int kSharedBytes = static_cast<int>(sizeof(Shared<D, S>));
+
+template <int D, class S>
+int prepare_kernel() {
+    static_assert(kSharedBytes<D, S> <= 227 * 1024, "more shared memory than an H100 gives a block");
+    static const int resident = [] {
         COURSE_CUDA_CHECK(cudaFuncSetAttribute(flash_attention_kernel<D, S>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
-        return true;
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes<D, S>));
+        int blocks = 0;
+        COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, flash_attention_kernel<D, S>,
+                                                                        S::kThreads, kSharedBytes<D, S>));
+        return blocks;
     }();
-    (void)opted_in;
-    const int blocks = (N + S::kBlockQ - 1) / S::kBlockQ;
-    flash_attention_kernel<D, S><<<blocks, S::kThreads, kBytes>>>(Q, K, V, O, L, N, causal, scale_log2);
-    COURSE_CUDA_CHECK(cudaGetLastError());
+    return resident;
 }
 
-// Any of the shapes, by its numbers of bands (query rows / 16) and key groups.
-template <int D>
-void launch_flash(int row_warps, int key_groups, const __half* Q, const __half* K, const __half* V, __half* O,
-                  float* L, int N, bool causal, float scale_log2) {
+// Calls f(std::type_identity<Shape<...>>{}) with the shape of row_warps
+// bands (query rows / 16) and key_groups warps per band.
+template <class F>
+void with_shape(int row_warps, int key_groups, F&& f) {
     if (row_warps == 4 && key_groups == 2) {
-        launch_flash_shape<D, 4, 2>(Q, K, V, O, L, N, causal, scale_log2);
+        f(std::type_identity<Shape<4, 2>>{});
     } else if (row_warps == 4) {
-        launch_flash_shape<D, 4, 4>(Q, K, V, O, L, N, causal, scale_log2);
-    } else if (key_groups == 2) {
-        launch_flash_shape<D, 2, 2>(Q, K, V, O, L, N, causal, scale_log2);
+        f(std::type_identity<Shape<4, 4>>{});
+    } else if (row_warps == 2 && key_groups == 2) {
+        f(std::type_identity<Shape<2, 2>>{});
+    } else if (row_warps == 2) {
+        f(std::type_identity<Shape<2, 4>>{});
     } else {
-        launch_flash_shape<D, 2, 4>(Q, K, V, O, L, N, causal, scale_log2);
+        f(std::type_identity<Shape<1, 4>>{});
     }
+}
+
+// What one call launches: the block's shape and the number of splits of
+// the keys (1: none).
+struct Plan {
+    int row_warps, key_groups, splits;
+};
+
+// Device memory kept from call to call.
+struct CachedBuffer {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+};
+
+// At least `bytes` of `buffer`, grown when a call needs more (cudaFree
+// waits for the kernels still using the old one); never shrunk.
+void* grow(CachedBuffer& buffer, std::size_t bytes) {
+    if (buffer.bytes < bytes) {
+        if (buffer.data != nullptr) COURSE_CUDA_CHECK(cudaFree(buffer.data));
+        buffer = {};
+        COURSE_CUDA_CHECK(cudaMalloc(&buffer.data, bytes));
+        buffer.bytes = bytes;
+    }
+    return buffer.data;
+}
+
+// The splits' states of a call, in bytes: for `splits` splits of `rows`
+// query rows (the padded rows of the blocks of rows), d + 2 floats per
+// split and row (O, m, l). Splitting costs this much memory, O(N d),
+// besides O and L; no split, none.
+std::size_t split_scratch_bytes(int splits, std::size_t rows, int d) {
+    if (splits == 1) return 0;
+    return static_cast<std::size_t>(splits) * rows * static_cast<std::size_t>(d + 2) * sizeof(float);
+}
+
+// The scratch of a split call, kept for the next calls as cuBLAS keeps its
+// workspace, and freed only with the process: allocating and freeing at
+// every call would synchronise the device each time. Calls on the default
+// stream run one after the other, so one buffer serves them all.
+SplitScratch split_scratch(int splits, std::size_t rows, int d) {
+    static std::mutex mutex;
+    static CachedBuffer states;
+    const std::lock_guard<std::mutex> lock(mutex);
+    float* o = static_cast<float*>(grow(states, split_scratch_bytes(splits, rows, d)));
+    float* m = o + static_cast<std::size_t>(splits) * rows * static_cast<std::size_t>(d);
+    float* l = m + static_cast<std::size_t>(splits) * rows;
+    return {o, m, l, rows, splits};
+}
+
+template <int D, class S>
+void launch_flash_shape(int splits, const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N,
+                        bool causal, float scale_log2) {
+    (void)prepare_kernel<D, S>();
+    const int q_blocks = (N + S::kBlockQ - 1) / S::kBlockQ;
+    SplitScratch scratch{nullptr, nullptr, nullptr, 0, 1};
+    if (splits > 1) scratch = split_scratch(splits, static_cast<std::size_t>(q_blocks) * S::kBlockQ, D);
+    constexpr int kBytes = kSharedBytes<D, S>;
+    flash_attention_kernel<D, S><<<q_blocks * splits, S::kThreads, kBytes>>>(Q, K, V, O, L, N, causal, scale_log2,
+                                                                             scratch);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+    if (splits > 1) {
+        const long long chunks = static_cast<long long>(N) * (D / kMergeColumns);
+        const auto blocks = static_cast<unsigned>((chunks + kMergeThreads - 1) / kMergeThreads);
+        merge_splits_kernel<D><<<blocks, kMergeThreads>>>(scratch, O, L, N, S::kBlockQ, causal);
+        COURSE_CUDA_CHECK(cudaGetLastError());
+    }
+}
+
+template <int D>
+void launch_flash(Plan plan, const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N,
+                  bool causal, float scale_log2) {
+    with_shape(plan.row_warps, plan.key_groups, [&](auto shape) {
+        launch_flash_shape<D, typename decltype(shape)::type>(plan.splits, Q, K, V, O, L, N, causal, scale_log2);
+    });
+}
+
+// The scale 1/√d and log2(e), folded into one factor of the scores.
+float scale_log2_of(int d) { return kLog2e / std::sqrt(static_cast<float>(d)); }
+
+// Every launch of flash_attention, whichever picked the plan.
+void launch_plan(Plan plan, const __half* Q, const __half* K, const __half* V, __half* O, float* L, int N, int d,
+                 bool causal) {
+    if (d == 64) {
+        launch_flash<64>(plan, Q, K, V, O, L, N, causal, scale_log2_of(d));
+    } else {
+        launch_flash<128>(plan, Q, K, V, O, L, N, causal, scale_log2_of(d));
+    }
+}
+
+// Blocks of a shape an SM holds at once.
+int resident_blocks(int d, int row_warps, int key_groups) {
+    int blocks = 0;
+    with_shape(row_warps, key_groups, [&](auto shape) {
+        using S = typename decltype(shape)::type;
+        blocks = d == 64 ? prepare_kernel<64, S>() : prepare_kernel<128, S>();
+    });
+    return blocks > 0 ? blocks : 1;
 }
 
 // The number of SMs of the current device, asked once.
@@ -530,28 +760,33 @@ int sm_count() {
     return count;
 }
 
-// The launcher's shape: blocks of 64 query rows where they give every SM at
-// least one block, else blocks of 32; and 4 key groups per band where even
-// blocks of 32 rows leave SMs without a block, else 2. On an H100 (132 SMs)
-// that is 64 rows x 2 groups from N = 8385 on (N = 16384: 256 blocks, the
-// shape measured at 131 TFLOP/s), 32 x 2 from N = 4193 to 8384, and 32 x 4
-// up to N = 4192 (N = 4096: 128 blocks of 8 warps, where 64 x 2 gave 64).
-// The same for d = 128. A GUESS until measured: the benchmark times every
-// shape at N = 4096 and 16384, and the rule should follow what it finds.
-struct ShapeChoice {
-    int row_warps, key_groups;
-};
-
-ShapeChoice choose_shape(int N) {
+// The launcher's plan. Blocks of 64 query rows x 2 key groups, the shape
+// measured fastest with every SM full (N = 16384: 256 blocks, 2 per SM, 131
+// TFLOP/s), wherever the blocks of 64 rows, split 4 ways at most, give
+// every SM a block; else blocks of 32 rows, with 4 key groups where even
+// those leave SMs without a block. The keys are split only where the
+// blocks of rows are fewer than the SMs: then into as many splits as make
+// the grid about as many blocks as the GPU holds at once (occupancy x SMs),
+// 4 at most, and no more than N has tiles of keys. On an H100 (132 SMs, 2 blocks of 64 x 2 per SM at d = 64):
+// N = 4096 is 64 blocks of rows x 4 splits, 256 blocks of 16 tiles of keys
+// each; N = 8192, 128 x 2; from N = 8385 on, no split. At d = 128 (1 block
+// per SM) N = 4096 is 64 x 2. A GUESS until measured: the benchmark times
+// the shapes with 1, 2 and 4 splits at N = 4096, and the rule should
+// follow what it finds.
+Plan choose_plan(int N, int d) {
     const int sms = sm_count();
-    const int row_warps = (N + 63) / 64 >= sms ? 4 : 2;
+    const int row_warps = (N + 63) / 64 * kMaxSplits >= sms ? 4 : 2;
     const int rows = row_warps * kFragment;
-    const int key_groups = (N + rows - 1) / rows >= sms ? 2 : 4;
-    return {row_warps, key_groups};
+    const int q_blocks = (N + rows - 1) / rows;
+    const int key_groups = row_warps == 4 || q_blocks * kMaxSplits >= sms ? 2 : 4;
+    int splits = 1;
+    if (q_blocks < sms) {
+        const int slots = resident_blocks(d, row_warps, key_groups) * sms;
+        const int most = std::min(kMaxSplits, (N + kBlockK - 1) / kBlockK);  // a tile of keys per split at least
+        splits = std::clamp((slots + q_blocks / 2) / q_blocks, 1, most);
+    }
+    return {row_warps, key_groups, splits};
 }
-
-// The scale 1/√d and log2(e), folded into one factor of the scores.
-float scale_log2_of(int d) { return kLog2e / std::sqrt(static_cast<float>(d)); }
 
 }  // namespace
 
@@ -572,36 +807,49 @@ void flash_attention(const __half* Q, const __half* K, const __half* V, __half* 
                      bool causal) {
     check_arguments("flash_attention", N, d);
     if (N == 0) return;
-    const ShapeChoice shape = choose_shape(N);
-    if (d == 64) {
-        launch_flash<64>(shape.row_warps, shape.key_groups, Q, K, V, O, L, N, causal, scale_log2_of(d));
-    } else {
-        launch_flash<128>(shape.row_warps, shape.key_groups, Q, K, V, O, L, N, causal, scale_log2_of(d));
-    }
+    launch_plan(choose_plan(N, d), Q, K, V, O, L, N, d, causal);
 }
 
-// Every shape, for the benchmark and the tests (declared in
+// Every shape and split, for the benchmark and the tests (declared in
 // tests/23-flash-attention/flash_attention_shapes.hpp; not part of the
-// lesson's contract): rows_per_block 32 or 64, key_groups 2 or 4.
+// lesson's contract): rows_per_block 64 or 32 with key_groups 2 or 4, or 16
+// with 4; splits 1 to 4.
 namespace shapes {
 
-void flash_attention_shape(int rows_per_block, int key_groups, const __half* Q, const __half* K, const __half* V,
-                           __half* O, float* L, int N, int d, bool causal);
+void flash_attention_shape(int rows_per_block, int key_groups, int splits, const __half* Q, const __half* K,
+                           const __half* V, __half* O, float* L, int N, int d, bool causal);
+void launcher_shape(int N, int d, int& rows_per_block, int& key_groups, int& splits);
+std::size_t scratch_bytes(int rows_per_block, int splits, int N, int d);
 
-void flash_attention_shape(int rows_per_block, int key_groups, const __half* Q, const __half* K, const __half* V,
-                           __half* O, float* L, int N, int d, bool causal) {
+void flash_attention_shape(int rows_per_block, int key_groups, int splits, const __half* Q, const __half* K,
+                           const __half* V, __half* O, float* L, int N, int d, bool causal) {
     check_arguments("flash_attention_shape", N, d);
-    if ((rows_per_block != 32 && rows_per_block != 64) || (key_groups != 2 && key_groups != 4)) {
-        throw std::invalid_argument("flash_attention_shape: rows_per_block must be 32 or 64 and key_groups 2 or 4, "
-                                    "got " + std::to_string(rows_per_block) + " and " + std::to_string(key_groups));
+    const bool shape_known = ((rows_per_block == 64 || rows_per_block == 32) && (key_groups == 2 || key_groups == 4)) ||
+                             (rows_per_block == 16 && key_groups == 4);
+    if (!shape_known || splits < 1 || splits > kMaxSplits) {
+        throw std::invalid_argument(
+            "flash_attention_shape: rows_per_block x key_groups must be 64 or 32 x 2 or 4, or 16 x 4, and splits "
+            "1 to " + std::to_string(kMaxSplits) + "; got " + std::to_string(rows_per_block) + " x " +
+            std::to_string(key_groups) + ", " + std::to_string(splits) + " splits");
     }
     if (N == 0) return;
-    const int row_warps = rows_per_block / kFragment;
-    if (d == 64) {
-        launch_flash<64>(row_warps, key_groups, Q, K, V, O, L, N, causal, scale_log2_of(d));
-    } else {
-        launch_flash<128>(row_warps, key_groups, Q, K, V, O, L, N, causal, scale_log2_of(d));
-    }
+    launch_plan({rows_per_block / kFragment, key_groups, splits}, Q, K, V, O, L, N, d, causal);
+}
+
+// What flash_attention() launches for N and d.
+void launcher_shape(int N, int d, int& rows_per_block, int& key_groups, int& splits) {
+    check_arguments("launcher_shape", N, d);
+    const Plan plan = choose_plan(N, d);
+    rows_per_block = plan.row_warps * kFragment;
+    key_groups = plan.key_groups;
+    splits = plan.splits;
+}
+
+// The scratch a call of that shape uses besides O and L, in bytes (the
+// buffer kept between calls is the largest any call needed).
+std::size_t scratch_bytes(int rows_per_block, int splits, int N, int d) {
+    const std::size_t q_blocks = static_cast<std::size_t>((N + rows_per_block - 1) / rows_per_block);
+    return split_scratch_bytes(splits, q_blocks * static_cast<std::size_t>(rows_per_block), d);
 }
 
 }  // namespace shapes

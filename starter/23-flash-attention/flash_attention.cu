@@ -349,20 +349,44 @@ void flash_attention(const __half* Q, const __half* K, const __half* V, __half* 
 }
 
 // For the benchmark and the tests (tests/23-flash-attention/flash_attention_shapes.hpp):
-// the reference launches blocks of several shapes; this starter has one, and
-// runs your flash_attention whatever the shape asked. Nothing to do here.
+// the reference launches blocks of several shapes, and splits the keys of
+// short sequences over several blocks; this starter has one shape and no
+// split, and runs your flash_attention whatever the shape asked. Nothing to
+// do here.
 namespace shapes {
 
-void flash_attention_shape(int rows_per_block, int key_groups, const __half* Q, const __half* K, const __half* V,
-                           __half* O, float* L, int N, int d, bool causal);
+void flash_attention_shape(int rows_per_block, int key_groups, int splits, const __half* Q, const __half* K,
+                           const __half* V, __half* O, float* L, int N, int d, bool causal);
+void launcher_shape(int N, int d, int& rows_per_block, int& key_groups, int& splits);
+std::size_t scratch_bytes(int rows_per_block, int splits, int N, int d);
 
-void flash_attention_shape(int rows_per_block, int key_groups, const __half* Q, const __half* K, const __half* V,
-                           __half* O, float* L, int N, int d, bool causal) {
-    if ((rows_per_block != 32 && rows_per_block != 64) || (key_groups != 2 && key_groups != 4)) {
-        throw std::invalid_argument("flash_attention_shape: rows_per_block must be 32 or 64 and key_groups 2 or 4, "
-                                    "got " + std::to_string(rows_per_block) + " and " + std::to_string(key_groups));
+void flash_attention_shape(int rows_per_block, int key_groups, int splits, const __half* Q, const __half* K,
+                           const __half* V, __half* O, float* L, int N, int d, bool causal) {
+    const bool shape_known = ((rows_per_block == 64 || rows_per_block == 32) && (key_groups == 2 || key_groups == 4)) ||
+                             (rows_per_block == 16 && key_groups == 4);
+    if (!shape_known || splits < 1 || splits > 4) {
+        throw std::invalid_argument(
+            "flash_attention_shape: rows_per_block x key_groups must be 64 or 32 x 2 or 4, or 16 x 4, and splits "
+            "1 to 4; got " + std::to_string(rows_per_block) + " x " + std::to_string(key_groups) + ", " +
+            std::to_string(splits) + " splits");
     }
     flash_attention(Q, K, V, O, L, N, d, causal);
+}
+
+void launcher_shape(int N, int d, int& rows_per_block, int& key_groups, int& splits) {
+    check_arguments("launcher_shape", N, d);
+    rows_per_block = kBlockQ;
+    key_groups = kKeyGroups;
+    splits = 1;
+}
+
+// This starter's flash_attention allocates nothing.
+std::size_t scratch_bytes(int rows_per_block, int splits, int N, int d) {
+    (void)rows_per_block;
+    (void)splits;
+    (void)N;
+    (void)d;
+    return 0;
 }
 
 }  // namespace shapes

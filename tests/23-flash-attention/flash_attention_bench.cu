@@ -15,15 +15,21 @@
 // Work: 4 N² d flops (two products of N x N x d), half of it when causal
 // (the useful part: the unfused baseline computes the whole of S anyway).
 // Extra memory besides Q, K, V and O, named in each row: the baseline's S
-// and P, N² (4 + 2) bytes; FlashAttention's L, 4 N bytes. Every variant is
-// checked on sampled rows against a CPU attention in double before it is timed.
+// and P, N² (4 + 2) bytes; FlashAttention's L, 4 N bytes, plus, where the
+// keys are split over blocks, the splits' states: (d + 2) floats per split
+// and query row (the reference keeps the largest such buffer any call
+// needed). The flash_attention row names the shape and split the launcher
+// picked. Every variant is checked on sampled rows against a CPU attention
+// in double before it is timed.
 //
 // Then, at N = 4096 and 16384 (not causal; causal too at N = 4096, d = 64),
 // one row per block shape flash_attention can launch (flash_attention_shapes.hpp:
-// 32 or 64 query rows per block, 2 or 4 warps per band of 16 rows), labelled
-// "shape R rows x G key groups": the launcher picks one from N and the SM
-// count by a rule not yet measured, and these rows are what it should follow.
-// (A starter runs its flash_attention for every shape: its rows repeat.)
+// 16, 32 or 64 query rows per block, 2 or 4 warps per band of 16 rows),
+// unsplit, labelled "shape R rows x G key groups x 1 splits"; and at
+// N = 4096 the blocks of 32 and 64 rows with their keys split 2 and 4 ways.
+// The launcher picks a shape and a split from N, d and the SM count by a
+// rule not yet measured, and these rows are what it should follow. (A
+// starter runs its flash_attention for every shape: its rows repeat.)
 //
 //   lesson23_bench [output.csv]
 #include <flash_attention.hpp>
@@ -40,6 +46,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 #include <cuda_fp16.h>
@@ -141,6 +148,11 @@ std::string bytes_text(double bytes) {
     return text;
 }
 
+std::string shape_text(lesson23::shapes::Shape shape) {
+    return std::to_string(shape.rows_per_block) + " rows x " + std::to_string(shape.key_groups) + " key groups x " +
+           std::to_string(shape.splits) + " splits";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -186,10 +198,15 @@ int main(int argc, char** argv) {
                 const double flops = 4.0 * nn * d * (causal ? 0.5 : 1.0);
                 const double scratch = nn * (sizeof(float) + sizeof(__half));
                 bench.set_group(tag + (causal ? " causal" : ""));
+                const lesson23::shapes::Shape picked = lesson23::shapes::launcher_shape(N, d);
+                // FlashAttention's extra memory: L, and the splits' states where the keys are split.
+                const auto flash_extra = [N, d](lesson23::shapes::Shape shape) {
+                    return 4.0 * N + static_cast<double>(lesson23::shapes::scratch_bytes(shape, N, d));
+                };
                 std::printf("N = %d, d = %d, %s: extra memory of the unfused baseline (S and P) %s, of "
-                            "FlashAttention (L) %s\n",
+                            "FlashAttention (L, and the splits' states) %s\n",
                             N, d, causal ? "causal" : "not causal", bytes_text(scratch).c_str(),
-                            bytes_text(4.0 * N).c_str());
+                            bytes_text(flash_extra(picked)).c_str());
 
                 const auto check = [&](const std::function<void(int)>& run) {
                     return [&, run]() -> std::string {
@@ -219,19 +236,29 @@ int main(int argc, char** argv) {
                     lesson23::flash_attention(dq[s].data(), dk[s].data(), dv[s].data(), dout[s].data(),
                                               dl[s].data(), N, d, causal);
                 };
-                bench.add_checked(course::implementation_label("flash_attention") + ", " + when + " (extra " +
-                                      bytes_text(4.0 * N) + ")",
+                bench.add_checked(course::implementation_label("flash_attention") + ", " + when + " (" +
+                                      shape_text(picked) + "; extra " + bytes_text(flash_extra(picked)) + ")",
                                   false, check(flash), flash, io_bytes, flops);
                 if (N >= 4096 && (!causal || (N == 4096 && d == 64))) {
-                    for (const lesson23::shapes::Shape shape : lesson23::shapes::kShapes) {
+                    std::vector<lesson23::shapes::Shape> shapes(std::begin(lesson23::shapes::kShapes),
+                                                                std::end(lesson23::shapes::kShapes));
+                    if (N == 4096) {
+                        for (const int splits : lesson23::shapes::kSplits) {
+                            for (const lesson23::shapes::Shape block : lesson23::shapes::kShapes) {
+                                if (block.rows_per_block >= 32) {
+                                    shapes.push_back({block.rows_per_block, block.key_groups, splits});
+                                }
+                            }
+                        }
+                    }
+                    for (const lesson23::shapes::Shape shape : shapes) {
                         const std::function<void(int)> shaped = [&, N, d, causal, shape](int s) {
-                            lesson23::shapes::flash_attention_shape(shape.rows_per_block, shape.key_groups,
-                                                                    dq[s].data(), dk[s].data(), dv[s].data(),
+                            lesson23::shapes::flash_attention_shape(shape, dq[s].data(), dk[s].data(), dv[s].data(),
                                                                     dout[s].data(), dl[s].data(), N, d, causal);
                         };
                         bench.add_checked(course::implementation_label("flash_attention") + " shape " +
-                                              std::to_string(shape.rows_per_block) + " rows x " +
-                                              std::to_string(shape.key_groups) + " key groups, " + when,
+                                              shape_text(shape) + ", " + when + " (extra " +
+                                              bytes_text(flash_extra(shape)) + ")",
                                           false, check(shaped), shaped, io_bytes, flops);
                     }
                 }

@@ -41,14 +41,31 @@ const char* function_name(Implementation which) {
     return which == Implementation::simple ? "attention_simple" : "flash_attention";
 }
 
-// flash_attention's launcher picks its block shape from N and the SM count;
-// the shape test case sets one here, for call() to use (0: the launcher's).
-lesson23::shapes::Shape forced_shape{0, 0};
+// flash_attention's launcher picks its block shape and split from N, d and
+// the SM count; the shape test cases set one here, for call() to use (0:
+// the launcher's).
+lesson23::shapes::Shape forced_shape{0, 0, 0};
+
+// Sets forced_shape for the rest of the scope.
+struct ForcedShape {
+    explicit ForcedShape(lesson23::shapes::Shape shape) { forced_shape = shape; }
+    ~ForcedShape() { forced_shape = {0, 0, 0}; }
+    ForcedShape(const ForcedShape&) = delete;
+    ForcedShape& operator=(const ForcedShape&) = delete;
+};
+
+// The block shapes whose keys the split test case splits: 64 rows, and 32
+// (whose causal diagonal tile starts before or inside the block's rows) with
+// 4 key groups.
+constexpr lesson23::shapes::Shape kSplitBlocks[] = {{64, 2, 1}, {32, 4, 1}};
 
 struct Problem {
     int N, d;
     bool causal;
 };
+
+// The problems of the split test case (see there).
+constexpr Problem kSplitProblems[] = {{100, 64, true}, {257, 64, false}, {257, 64, true}, {257, 128, true}};
 
 std::string describe(Problem p) {
     std::ostringstream out;
@@ -116,9 +133,8 @@ void call(Implementation which, Device& dev, Problem p) {
         lesson23::attention_simple(dev.Q.data(), dev.K.data(), dev.V.data(), dev.O.data(), dev.L.data(), p.N, p.d,
                                    p.causal);
     } else if (forced_shape.rows_per_block != 0) {
-        lesson23::shapes::flash_attention_shape(forced_shape.rows_per_block, forced_shape.key_groups, dev.Q.data(),
-                                                dev.K.data(), dev.V.data(), dev.O.data(), dev.L.data(), p.N, p.d,
-                                                p.causal);
+        lesson23::shapes::flash_attention_shape(forced_shape, dev.Q.data(), dev.K.data(), dev.V.data(), dev.O.data(),
+                                                dev.L.data(), p.N, p.d, p.causal);
     } else {
         lesson23::flash_attention(dev.Q.data(), dev.K.data(), dev.V.data(), dev.O.data(), dev.L.data(), p.N, p.d,
                                   p.causal);
@@ -174,6 +190,10 @@ std::string likely_cause(Implementation which, Problem p, const reference::Atten
     if (p.causal) {
         out << "causal: key j is visible to query i when j <= i; only the tiles wholly above the diagonal may be "
                "skipped, the diagonal tile is masked. ";
+    }
+    if (forced_shape.splits > 1) {
+        out << "The keys were split over " << forced_shape.splits << " blocks: each split's O and l must be "
+            << "rescaled to the row's common maximum, by exp(m_s - M), before they are summed and O divided by l. ";
     }
     out << "If it fails under some emulator schedules only, a __syncthreads() is missing between loading a tile "
            "of K and V and reading it, or before the next tile overwrites it. The scores are scaled by 1/sqrt(d) "
@@ -322,12 +342,12 @@ TEST_CASE("flash_attention stays finite and right when the scores reach +-60", "
     require_attention(Implementation::flash, {200, d, causal}, Range::wide);
 }
 
-// Every block shape the reference can launch (32 or 64 query rows, 2 or 4
-// warps per band of 16 rows), whichever the launcher picks here: a starter
-// forwards these calls to its flash_attention. N = 200 (4 tiles, a partial
-// one) runs under every emulator schedule, as above, since the merge of 4
-// key groups has its own barriers; the smaller N once (all five schedules
-// for all of them took 11 s on two cores).
+// Every block shape the reference can launch (16, 32 or 64 query rows, 2
+// or 4 warps per band of 16 rows), unsplit, whichever the launcher picks
+// here: a starter forwards these calls to its flash_attention. N = 200 (4
+// tiles, a partial one) runs under every emulator schedule, as above, since
+// the merge of 4 key groups has its own barriers; the smaller N once (all
+// five schedules for all of them took 11 s on two cores).
 TEST_CASE("flash_attention gives the CPU's attention with every block shape", "[23]") {
     const int which = GENERATE(range(0, static_cast<int>(std::size(lesson23::shapes::kShapes))));
     const lesson23::shapes::Shape shape = lesson23::shapes::kShapes[which];
@@ -335,11 +355,25 @@ TEST_CASE("flash_attention gives the CPU's attention with every block shape", "[
     const int d = GENERATE(64, 128);
     const bool causal = GENERATE(false, true);
     CAPTURE(shape.rows_per_block, shape.key_groups);
-    forced_shape = shape;
-    struct Reset {
-        ~Reset() { forced_shape = {0, 0}; }
-    } reset;
+    const ForcedShape forced(shape);
     require_attention(Implementation::flash, {N, d, causal}, Range::unit, N == 200);
+}
+
+// The keys of each block of rows split over 2 and 4 blocks, whose states a
+// second kernel merges. N = 100, causal: blocks of rows with fewer tiles
+// than splits (the first: one tile, no split at all); N = 257: 5 tiles,
+// split unevenly (4 splits: 1, 1, 1 and 2 tiles), a partial last one, and
+// with causal splits that end at different diagonals; d = 128 once, for the
+// scratch's longer rows. Every schedule with 4 splits of N = 257 and d = 64
+// (the blocks of one launch in every order); the rest once, to keep the
+// case to a few seconds on two cores.
+TEST_CASE("flash_attention merges the states of keys split over several blocks", "[23]") {
+    const lesson23::shapes::Shape block = kSplitBlocks[GENERATE(range(0, static_cast<int>(std::size(kSplitBlocks))))];
+    const int splits = GENERATE(from_range(std::begin(lesson23::shapes::kSplits), std::end(lesson23::shapes::kSplits)));
+    const Problem p = kSplitProblems[GENERATE(range(0, static_cast<int>(std::size(kSplitProblems))))];
+    CAPTURE(block.rows_per_block, block.key_groups, splits);
+    const ForcedShape forced({block.rows_per_block, block.key_groups, splits});
+    require_attention(Implementation::flash, p, Range::unit, splits == 4 && p.N == 257 && p.d == 64);
 }
 
 TEST_CASE("flash_attention refuses a d other than 64 and 128 and launches nothing for N = 0", "[23]") {
