@@ -381,9 +381,7 @@ void sort_entries(int n_rows, int nnz, const int* rows, const int* cols, const f
 
 // y = A x with `lanes` threads per row (1, 2, 4, 8, 16 or 32: a sub-warp),
 // chosen on the device from the mean row length nnz / n_rows (the smallest
-// that gives a row of mean length at most 4 entries per lane: each lane
-// then has a few independent loads in flight, and the shuffle reduction's
-// log2(lanes) steps are shared by several products), so that the host
+// that gives a row of mean length one entry per lane), so that the host
 // needs no copy of nnz and csr_spmv returns without synchronising. Lane l
 // of a row's group sums entries row_ptr[r] + l, + lanes, ...: the group's
 // loads of cols and vals are consecutive addresses (coalesced, where one
@@ -395,13 +393,11 @@ void sort_entries(int n_rows, int nnz, const int* rows, const int* cols, const f
 // run of consecutive rows, which its groups share out in turn: the groups
 // of a warp read neighbouring rows, and row r's end offset is row r+1's
 // start, already in the cache.
-constexpr int kEntriesPerLane = 4;  // a row of mean length gives each lane of its group about this many
-
 __global__ void spmv_kernel(int n_rows, const int* row_ptr, const int* cols, const float* vals, const float* x,
                             float* y) {
     const int nnz = row_ptr[n_rows];
     int lanes = 1;
-    while (lanes < 32 && static_cast<long long>(lanes) * kEntriesPerLane * n_rows < nnz) lanes *= 2;
+    while (lanes < 32 && static_cast<long long>(lanes) * n_rows < nnz) lanes *= 2;
     const int lane = threadIdx.x % lanes, group = threadIdx.x % 32 / lanes, groups_per_warp = 32 / lanes;
     // The group's lanes within its warp: groups never straddle warps (lanes divides 32).
     const unsigned group_mask = lanes == 32 ? kFullMask : ((1u << lanes) - 1u) << (group * lanes);
