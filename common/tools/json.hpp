@@ -26,6 +26,8 @@ struct Error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+struct Member;
+
 /// @brief One JSON value. Objects keep their members in document order.
 struct Value {
     enum class Type { null, boolean, number, string, array, object };
@@ -34,7 +36,7 @@ struct Value {
     double number = 0;
     std::string string;
     std::vector<Value> items;                             // an array's
-    std::vector<std::pair<std::string, Value>> members;  // an object's
+    std::vector<Member> members;  // an object's (a vector of an incomplete type: allowed since C++17)
     std::string where;  // "source:line:column" of the value, for errors about its shape
 
     static const char* type_name(Type t) {
@@ -50,13 +52,7 @@ struct Value {
     }
 
     /// @brief The member `key` of an object, or nullptr when it has none.
-    const Value* find(const std::string& key) const {
-        expect(Type::object, "an object");
-        for (const auto& member : members) {
-            if (member.first == key) return &member.second;
-        }
-        return nullptr;
-    }
+    const Value* find(const std::string& key) const;  // defined below Member, which it needs complete
 
     /// @brief The member `key` of an object; throws naming the object when it is missing.
     const Value& at(const std::string& key) const {
@@ -82,6 +78,22 @@ struct Value {
         return *this;
     }
 };
+
+/// @brief One member of an object: its key and its value. (Not a std::pair:
+/// a pair of an incomplete Value may not be instantiated, and Clang's
+/// libstdc++ checks refuse it.)
+struct Member {
+    std::string first;  ///< the key
+    Value second;       ///< the value
+};
+
+inline const Value* Value::find(const std::string& key) const {
+    expect(Type::object, "an object");
+    for (const auto& member : members) {
+        if (member.first == key) return &member.second;
+    }
+    return nullptr;
+}
 
 /// @brief `s` as a JSON string literal, quotes included: `"` and `\` escaped,
 /// control characters as \n, \t, \r or \u00XX. Other bytes (UTF-8) as they are.
@@ -184,7 +196,7 @@ private:
                 ++at_;
                 skip_space();
                 Value member = value(depth + 1);
-                v.members.emplace_back(std::move(key), std::move(member));
+                v.members.push_back(Member{std::move(key), std::move(member)});
                 skip_space();
                 if (at_ < text_.size() && text_[at_] == ',') { ++at_; continue; }
                 if (at_ < text_.size() && text_[at_] == '}') return ++at_, v;
