@@ -458,14 +458,17 @@ function(course_lesson NN slug)
         file(RELATIVE_PATH rel "${CMAKE_SOURCE_DIR}" "${cu}")
       endif()
       string(MAKE_C_IDENTIFIER "${rel}" object)
-      # A mutant is the solution with a few lines changed, and those lines are
-      # device code: its device side (front end, cicc and ptxas: -cubin) is
-      # compiled, not again the host side the solution's full compile checked
-      # (a third of the time; a GPU check still builds every mutant whole).
-      if(cu IN_LIST mutant_cu)
-        set(nvcc_output -cubin -o "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects/${object}.cubin")
-      else()
+      # The solution is compiled whole. The others, a starter and the mutants
+      # (the solution with some lines changed) and the benchmark, are compiled
+      # for their device side only (-cubin: nvcc's front end, which checks the
+      # host code's types too, cicc and ptxas), not again through the host
+      # compiler: a third to a half of the time, and the host compiler sees
+      # the same code in the emulator's build (a benchmark is built whole by
+      # ./course bench, and a GPU check builds every file whole).
+      if(cu IN_LIST solution_cu)
         set(nvcc_output -c -o "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects/${object}.o")
+      else()
+        set(nvcc_output -cubin -o "${CMAKE_CURRENT_BINARY_DIR}/nvcc_objects/${object}.cubin")
       endif()
       add_test(NAME "${NN}: nvcc compiles ${rel}"
         COMMAND "${COURSE_NVCC}" -arch=sm_${COURSE_NVCC_ARCH} -std=c++20 ${COURSE_NVCC_FLAGS} -Werror all-warnings
