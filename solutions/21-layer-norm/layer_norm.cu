@@ -440,9 +440,9 @@ int sm_count() {
     return sms;
 }
 
-// How many blocks of `kernel` with `threads` threads the whole device holds
-// at once (its registers and shared memory decide how many fit on an SM).
-// Asked once per kernel (each kernel is its own instantiation of this
+// How many blocks of kKernel with kThreadsPerBlock threads the whole device
+// holds at once (its registers and shared memory decide how many fit on an
+// SM). Asked once per kernel (each kernel is its own instantiation of this
 // function, with its own static), like the SM count.
 template <auto kKernel, int kThreadsPerBlock>
 int resident_blocks() {
@@ -453,6 +453,18 @@ int resident_blocks() {
         return std::max(per_sm, 1) * sm_count();
     }();
     return blocks;
+}
+
+// A block of kWarps warps per row, the row in its registers (4 vectors of
+// 16 bytes a thread: rows of up to kWarps * 32 * 4 * V values), and as many
+// blocks as the SMs hold at once: more would only queue, each row is one
+// block's work.
+template <class T, int kWarps>
+void launch_rows_in_registers(const T* x, const float* gamma, const float* beta, T* y, float* mean, float* rstd,
+                              int rows, int cols, float eps) {
+    constexpr auto kernel = layer_norm_block_kernel<T, kWarps, 4>;
+    const int grid = std::min(rows, resident_blocks<kernel, kWarps * 32>());
+    kernel<<<grid, kWarps * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
 }
 
 // Checks the arguments, picks the mapping (a warp or a block per row) and the
@@ -492,19 +504,13 @@ void launch(const char* function, const T* x, const float* gamma, const float* b
     }
     // Longer rows: a block per row. Vectorized rows of up to 4096 values
     // (8 warps for floats, 4 for halves) or 8192 (16 or 8 warps) stay in the
-    // block's registers, 4 vectors of 16 bytes a thread; longer rows, or rows
-    // that cannot be read 16 bytes at a time, take the two-pass kernel. As
-    // many blocks as the SMs hold at once: more would only queue, each row
-    // is one block's work.
+    // block's registers; longer rows, or rows that cannot be read 16 bytes
+    // at a time, take the two-pass kernel.
     constexpr int kWarps4096 = 4096 / (32 * 4 * V);
     if (vectorized && cols <= 4096) {
-        constexpr auto kernel = layer_norm_block_kernel<T, kWarps4096, 4>;
-        const int grid = std::min(rows, resident_blocks<kernel, kWarps4096 * 32>());
-        kernel<<<grid, kWarps4096 * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        launch_rows_in_registers<T, kWarps4096>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
     } else if (vectorized && cols <= 8192) {
-        constexpr auto kernel = layer_norm_block_kernel<T, 2 * kWarps4096, 4>;
-        const int grid = std::min(rows, resident_blocks<kernel, 2 * kWarps4096 * 32>());
-        kernel<<<grid, 2 * kWarps4096 * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        launch_rows_in_registers<T, 2 * kWarps4096>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
     } else if (cols <= 4096) {
         const int grid = std::min(rows, sms * 8);
         layer_norm_kernel<T, 8><<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
