@@ -101,11 +101,18 @@ SOCKET="course-watch-test-$$"
 T=(tmux -L "$SOCKET")
 trap '"${T[@]}" kill-server 2>/dev/null' EXIT
 pane() { "${T[@]}" capture-pane -p -t watch -S -100 2>/dev/null; }
-# wait_for PATTERN SECONDS DESCRIPTION: until the terminal shows PATTERN.
+# wait_for PATTERN SECONDS DESCRIPTION: until the terminal shows PATTERN;
+# a failure at once if watch has exited (its pane is dead) without showing it.
 wait_for() {
   local i
   for ((i = 0; i < $2 * 4; i++)); do
     if pane | grep -qE -- "$1"; then ok "$3"; return 0; fi
+    if [[ "$("${T[@]}" display-message -p -t watch '#{pane_dead}' 2>/dev/null)" == 1 ]]; then
+      pane | grep -qE -- "$1" && { ok "$3"; return 0; }
+      fail "$3: watch exited before the terminal showed /$1/; it shows:"
+      pane | tail -n 25
+      return 1
+    fi
     sleep 0.25
   done
   fail "$3: the terminal never showed /$1/; it shows:"
