@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -84,9 +85,12 @@ __device__ Stats warp_merge(Stats s) {
 // the left: the two compute the same thing from the same inputs, and after
 // the 5 steps all 32 lanes hold bit-identical statistics without the
 // broadcast warp_merge needs. (Any order of the offsets would do.)
+// kLanes = 16 merges each half of the warp on its own (offsets 1 to 8 never
+// cross the halves): two rows' statistics at once, one per half.
+template <int kLanes = 32>
 __device__ Stats warp_allmerge(Stats s) {
     const int lane = threadIdx.x % 32;
-    for (int offset = 1; offset < 32; offset *= 2) {
+    for (int offset = 1; offset < kLanes; offset *= 2) {
         const Stats other{__shfl_xor_sync(kFullMask, s.count, offset), __shfl_xor_sync(kFullMask, s.mean, offset),
                           __shfl_xor_sync(kFullMask, s.m2, offset)};
         s = (lane & offset) ? merge(other, s) : merge(s, other);
@@ -98,7 +102,10 @@ __device__ Stats warp_allmerge(Stats s) {
 
 // 16 bytes of a row at a time: 4 floats or 8 halves, loaded in one
 // instruction and converted to floats in registers (the arithmetic is always
-// float). Loads go through the read-only path; stores are plain.
+// float). Loads go through the read-only path; stores are plain. With
+// kStreaming, a kernel that touches each value of x and y once marks its
+// loads and stores evict-first (__ldcs, __stcs: the caches keep what is
+// reused, gamma and beta, rather than the stream going past).
 template <class T>
 struct Vec;
 
@@ -106,7 +113,15 @@ template <>
 struct Vec<float> {
     static constexpr int kSize = 4;
     using Raw = float4;  // 16 bytes as loaded: 4 registers
-    __device__ static Raw load_raw(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
+    template <bool kStreaming = false>
+    __device__ static Raw load_raw(const float* p) {
+        const float4* q = reinterpret_cast<const float4*>(p);
+        if constexpr (kStreaming) {
+            return __ldcs(q);
+        } else {
+            return __ldg(q);
+        }
+    }
     __device__ static void unpack(const Raw& q, float (&v)[4]) {
         v[0] = q.x;
         v[1] = q.y;
@@ -114,8 +129,14 @@ struct Vec<float> {
         v[3] = q.w;
     }
     __device__ static void load(const float* p, float (&v)[4]) { unpack(load_raw(p), v); }
+    template <bool kStreaming = false>
     __device__ static void store(float* p, const float (&v)[4]) {
-        *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+        const float4 q = make_float4(v[0], v[1], v[2], v[3]);
+        if constexpr (kStreaming) {
+            __stcs(reinterpret_cast<float4*>(p), q);
+        } else {
+            *reinterpret_cast<float4*>(p) = q;
+        }
     }
     __device__ static float to_float(float x) { return x; }
     __device__ static float from_float(float x) { return x; }
@@ -127,7 +148,15 @@ struct Vec<__half> {
     // A 32-bit word holds two halves, the one at the lower address in the low
     // 16 bits; __ushort_as_half and __half_as_ushort reinterpret the bits.
     using Raw = uint4;  // 16 bytes as loaded: 8 halves in 4 registers, where 8 floats take 8
-    __device__ static Raw load_raw(const __half* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+    template <bool kStreaming = false>
+    __device__ static Raw load_raw(const __half* p) {
+        const uint4* q = reinterpret_cast<const uint4*>(p);
+        if constexpr (kStreaming) {
+            return __ldcs(q);
+        } else {
+            return __ldg(q);
+        }
+    }
     __device__ static void unpack(const Raw& q, float (&v)[8]) {
         const unsigned words[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
@@ -137,6 +166,7 @@ struct Vec<__half> {
         }
     }
     __device__ static void load(const __half* p, float (&v)[8]) { unpack(load_raw(p), v); }
+    template <bool kStreaming = false>
     __device__ static void store(__half* p, const float (&v)[8]) {
         unsigned words[4];
 #pragma unroll
@@ -146,7 +176,12 @@ struct Vec<__half> {
             const unsigned high = __half_as_ushort(__float2half_rn(v[2 * i + 1]));
             words[i] = low | (high << 16);
         }
-        *reinterpret_cast<uint4*>(p) = make_uint4(words[0], words[1], words[2], words[3]);
+        const uint4 q = make_uint4(words[0], words[1], words[2], words[3]);
+        if constexpr (kStreaming) {
+            __stcs(reinterpret_cast<uint4*>(p), q);
+        } else {
+            *reinterpret_cast<uint4*>(p) = q;
+        }
     }
     __device__ static float to_float(__half x) { return __half2float(x); }
     __device__ static __half from_float(float x) { return __float2half_rn(x); }
@@ -267,8 +302,11 @@ __global__ void __launch_bounds__(kWarps * 32)
 // alternate between two sets, row by row: a warp that has moved on to the
 // next row writes the other set, and it can come back to this set only
 // after the next row's barrier, which every warp reaches after reading it.
-template <class T, int kWarps, int kVectors>
-__global__ void __launch_bounds__(kWarps * 32)
+// kStreaming: x loaded and y stored evict-first (see Vec); kMinBlocks
+// blocks must fit on an SM, a cap on the registers (0 asks for none and
+// leaves them to the compiler, as a bound without it does).
+template <class T, int kWarps, int kVectors, int kMinBlocks = 0, bool kStreaming = false>
+__global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
     layer_norm_block_kernel(const T* __restrict__ x, const float* __restrict__ gamma,
                             const float* __restrict__ beta, T* __restrict__ y, float* __restrict__ mean_out,
                             float* __restrict__ rstd_out, int rows, int cols, float eps) {
@@ -291,7 +329,7 @@ __global__ void __launch_bounds__(kWarps * 32)
 #pragma unroll
         for (int i = 0; i < kVectors; ++i) {
             const int c = (i * kThreads + static_cast<int>(threadIdx.x)) * V;
-            if (c < cols) raw[i] = Vec<T>::load_raw(xr + c);
+            if (c < cols) raw[i] = Vec<T>::template load_raw<kStreaming>(xr + c);
         }
         Stats s{0.0f, 0.0f, 0.0f};
 #pragma unroll
@@ -328,94 +366,116 @@ __global__ void __launch_bounds__(kWarps * 32)
                 load_params(beta + c, bias);
 #pragma unroll
                 for (int j = 0; j < V; ++j) v[j] = (v[j] - mean) * rstd * g[j] + bias[j];
-                Vec<T>::store(yr + c, v);
+                Vec<T>::template store<kStreaming>(yr + c, v);
             }
         }
     }
 }
 
 // Warp w of block b normalises rows b * kWarps + w, then kWarps * gridDim.x
-// rows further, ...: a warp per row, kWarps rows per block at a time.
+// rows further, ...: a warp per row, kWarps rows per block at a time. With
+// kLanes = 16, a half-warp per row instead: warp w takes rows 2 (b * kWarps
+// + w) and the next, one per half, both merged by the same shuffles.
 //
-// A row of up to 32 * kPerLane values fits in the warp's registers, kPerLane
-// per lane, so it is read from memory once and never again: no second pass
-// over memory, no shared memory, no block barrier (the warp's shuffles are
-// all the communication a row needs). When `vectorized`, lane `lane` holds
-// the vectors lane, lane + 32, lane + 64, ... of the row (consecutive lanes
-// read consecutive 16 bytes: each load instruction of the warp covers 512
-// contiguous bytes); otherwise the values lane, lane + 32, ... one at a time.
-// Values past the row's end are neither loaded nor counted.
-template <class T, int kWarps, int kPerLane>
-__global__ void __launch_bounds__(kWarps * 32)
+// A row of up to kLanes * kPerLane values fits in its lanes' registers,
+// kPerLane per lane, so it is read from memory once and never again: no
+// second pass over memory, no shared memory, no block barrier (the warp's
+// shuffles are all the communication a row needs). When kVectorized, lane
+// `lane` holds the vectors lane, lane + kLanes, lane + 2 kLanes, ... of the
+// row as loaded (halves stay halves: 4 registers per 8 values), consecutive
+// lanes reading consecutive 16 bytes; otherwise the values lane, lane +
+// kLanes, ... one at a time, as floats. Values past the row's end are neither
+// loaded nor counted. kStreaming: x and y evict-first (see Vec).
+//
+// kMinBlocks blocks must fit on an SM: it caps the registers a thread may
+// take (65536 / (kMinBlocks * kWarps * 32)). Left free, the compiler spends
+// registers on hoisting every load of a row (up to 92 for 32 floats a lane)
+// and halves the warps an SM holds.
+template <class T, int kWarps, int kPerLane, int kLanes, int kMinBlocks, bool kVectorized, bool kStreaming = false>
+__global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
     layer_norm_warp_kernel(const T* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
                            T* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ rstd_out, int rows,
-                           int cols, float eps, bool vectorized) {
+                           int cols, float eps) {
     constexpr int V = Vec<T>::kSize;
     static_assert(kPerLane % V == 0, "a lane holds whole vectors");
+    static_assert(kLanes == 16 || kLanes == 32, "a row takes half a warp or a whole one");
     constexpr int kVectors = kPerLane / V;  // 16-byte vectors per lane
-    const int lane = threadIdx.x % 32;
+    constexpr int kRowsPerWarp = 32 / kLanes;
+    const int lane = static_cast<int>(threadIdx.x) % kLanes;        // the lane's place in its row
+    const int half = static_cast<int>(threadIdx.x) % 32 / kLanes;   // which of the warp's rows (0 for a warp per row)
+    const int warp = static_cast<int>(blockIdx.x) * kWarps + static_cast<int>(threadIdx.x / 32);
 
-    for (int row = blockIdx.x * kWarps + static_cast<int>(threadIdx.x / 32); row < rows; row += gridDim.x * kWarps) {
+    for (int first_row = warp * kRowsPerWarp; first_row < rows; first_row += gridDim.x * kWarps * kRowsPerWarp) {
+        // A half past the last row takes a row of no values: it loads and
+        // stores nothing, but still shuffles with the other half.
+        const int row = first_row + half;
+        const int length = row < rows ? cols : 0;
         const std::size_t first = static_cast<std::size_t>(row) * static_cast<std::size_t>(cols);
         const T* xr = x + first;
         T* yr = y + first;
 
-        // The row into registers, and this lane's statistics: per vector by
-        // stats_of and Chan's merge, per value by Welford's update. Fully
-        // unrolled, so `v` stays in registers (constant indices only) and
-        // every load of the lane is issued before the first is used.
-        float v[kVectors][V];
+        // The row into registers, every load of the lane issued before the
+        // first is used, and this lane's statistics: per vector by stats_of
+        // and Chan's merge, per value by Welford's update. Fully unrolled, so
+        // the arrays stay in registers (constant indices only).
+        [[maybe_unused]] typename Vec<T>::Raw raw[kVectors];
+        [[maybe_unused]] float v[kPerLane];
         Stats s{0.0f, 0.0f, 0.0f};
-        if (vectorized) {
+        if constexpr (kVectorized) {
 #pragma unroll
             for (int i = 0; i < kVectors; ++i) {
-                const int c = (i * 32 + lane) * V;
-                if (c < cols) Vec<T>::load(xr + c, v[i]);
+                const int c = (i * kLanes + lane) * V;
+                if (c < length) raw[i] = Vec<T>::template load_raw<kStreaming>(xr + c);
             }
 #pragma unroll
             for (int i = 0; i < kVectors; ++i) {
-                if ((i * 32 + lane) * V < cols) s = merge(s, stats_of(v[i]));
+                if ((i * kLanes + lane) * V < length) {
+                    float u[V];
+                    Vec<T>::unpack(raw[i], u);
+                    s = merge(s, stats_of(u));
+                }
             }
         } else {
 #pragma unroll
             for (int k = 0; k < kPerLane; ++k) {
-                const int c = k * 32 + lane;
-                if (c < cols) {
-                    v[k / V][k % V] = Vec<T>::to_float(xr[c]);
-                    s = merge(s, Stats{1.0f, v[k / V][k % V], 0.0f});
+                const int c = k * kLanes + lane;
+                if (c < length) {
+                    v[k] = Vec<T>::to_float(xr[c]);
+                    s = merge(s, Stats{1.0f, v[k], 0.0f});
                 }
             }
         }
 
-        // The row's statistics, in every lane alike.
-        s = warp_allmerge(s);
+        // The row's statistics, in every lane of the row alike.
+        s = warp_allmerge<kLanes>(s);
         const float mean = s.mean;
         const float rstd = rsqrtf(s.m2 / s.count + eps);  // biased variance, as in the block kernel
-        if (lane == 0) {
+        if (lane == 0 && row < rows) {
             mean_out[row] = mean;
             rstd_out[row] = rstd;
         }
 
         // Normalise the registers, scale and shift, write: y is the only
         // traffic left (gamma and beta, read by every row, sit in the cache).
-        if (vectorized) {
+        if constexpr (kVectorized) {
 #pragma unroll
             for (int i = 0; i < kVectors; ++i) {
-                const int c = (i * 32 + lane) * V;
-                if (c < cols) {
-                    float g[V], b[V];
+                const int c = (i * kLanes + lane) * V;
+                if (c < length) {
+                    float u[V], g[V], b[V];
+                    Vec<T>::unpack(raw[i], u);
                     load_params(gamma + c, g);
                     load_params(beta + c, b);
 #pragma unroll
-                    for (int j = 0; j < V; ++j) v[i][j] = (v[i][j] - mean) * rstd * g[j] + b[j];
-                    Vec<T>::store(yr + c, v[i]);
+                    for (int j = 0; j < V; ++j) u[j] = (u[j] - mean) * rstd * g[j] + b[j];
+                    Vec<T>::template store<kStreaming>(yr + c, u);
                 }
             }
         } else {
 #pragma unroll
             for (int k = 0; k < kPerLane; ++k) {
-                const int c = k * 32 + lane;
-                if (c < cols) yr[c] = Vec<T>::from_float((v[k / V][k % V] - mean) * rstd * gamma[c] + beta[c]);
+                const int c = k * kLanes + lane;
+                if (c < length) yr[c] = Vec<T>::from_float((v[k] - mean) * rstd * gamma[c] + beta[c]);
             }
         }
     }
@@ -426,6 +486,15 @@ __global__ void __launch_bounds__(kWarps * 32)
 constexpr int kWarpRowLimit = 1024;
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// Every row can be read and written 16 bytes at a time: cols a multiple of
+// the vector width V (so that each row starts 16-byte aligned) and aligned
+// pointers.
+template <class T>
+bool vectorizable(const T* x, const float* gamma, const float* beta, const T* y, int cols) {
+    constexpr int V = Vec<T>::kSize;
+    return cols % V == 0 && aligned16(x) && aligned16(y) && aligned16(gamma) && aligned16(beta);
+}
 
 // The device's SM count, asked once: the launcher sizes its grids from it on
 // every call, and a device attribute query is not free next to a kernel of a
@@ -455,16 +524,44 @@ int resident_blocks() {
     return blocks;
 }
 
-// A block of kWarps warps per row, the row in its registers (4 vectors of
-// 16 bytes a thread: rows of up to kWarps * 32 * 4 * V values), and as many
-// blocks as the SMs hold at once: more would only queue, each row is one
-// block's work.
-template <class T, int kWarps>
+// A block of kWarps warps per row, the row in its registers (kVectors
+// vectors of 16 bytes a thread: rows of up to kWarps * 32 * kVectors * V
+// values), and as many blocks as the SMs hold at once: more would only
+// queue, each row is one block's work.
+template <class T, int kWarps, int kVectors = 4, int kMinBlocks = 0, bool kStreaming = false>
 void launch_rows_in_registers(const T* x, const float* gamma, const float* beta, T* y, float* mean, float* rstd,
                               int rows, int cols, float eps) {
-    constexpr auto kernel = layer_norm_block_kernel<T, kWarps, 4>;
+    constexpr auto kernel = layer_norm_block_kernel<T, kWarps, kVectors, kMinBlocks, kStreaming>;
     const int grid = std::min(rows, resident_blocks<kernel, kWarps * 32>());
     kernel<<<grid, kWarps * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+}
+
+// Rows of up to kLanes * kPerLane values, kLanes lanes per row, blocks of
+// kWarps warps, and as many blocks as the SMs hold at once (the occupancy
+// API counts the kernel's registers): the warps then stride over the rows
+// left. Blocks beyond that would wait for a whole block to finish and then
+// start together, a second wave with its own ramp and tail.
+template <class T, int kWarps, int kPerLane, int kLanes, int kMinBlocks, bool kVectorized, bool kStreaming = false>
+void launch_rows_in_warps(const T* x, const float* gamma, const float* beta, T* y, float* mean, float* rstd,
+                          int rows, int cols, float eps) {
+    constexpr auto kernel = layer_norm_warp_kernel<T, kWarps, kPerLane, kLanes, kMinBlocks, kVectorized, kStreaming>;
+    constexpr int kRowsPerBlock = kWarps * 32 / kLanes;
+    const int blocks_needed = (rows + kRowsPerBlock - 1) / kRowsPerBlock;  // a partial last block
+    const int grid = std::min(blocks_needed, resident_blocks<kernel, kWarps * 32>());
+    kernel<<<grid, kWarps * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+}
+
+// A warp per row, 8 rows per block of 256 threads, the row's values in the
+// warp's registers (kPerLane a lane), 64 registers a thread at most: 4
+// blocks, 32 warps, an SM.
+template <class T, int kPerLane>
+void launch_warp_per_row(bool vectorized, const T* x, const float* gamma, const float* beta, T* y, float* mean,
+                         float* rstd, int rows, int cols, float eps) {
+    if (vectorized) {
+        launch_rows_in_warps<T, 8, kPerLane, 32, 4, true>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+    } else {
+        launch_rows_in_warps<T, 8, kPerLane, 32, 4, false>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+    }
 }
 
 // Checks the arguments, picks the mapping (a warp or a block per row) and the
@@ -480,24 +577,16 @@ void launch(const char* function, const T* x, const float* gamma, const float* b
     if (rows == 0 || cols == 0) return;  // an empty matrix: launch nothing (a grid of 0 blocks is an error)
 
     constexpr int V = Vec<T>::kSize;
-    const bool vectorized =
-        cols % V == 0 && aligned16(x) && aligned16(y) && aligned16(gamma) && aligned16(beta);
-    const int sms = sm_count();
-    // Short rows: a warp per row, 8 rows per block of 256 threads, and no
-    // more blocks than the SMs hold at once (2048 threads an SM): the warps
-    // then stride over the remaining rows. A row of 96 values would leave
-    // most of a 128-thread block idle and pay two block barriers for 384
-    // bytes; a warp keeps it in registers and needs no barrier at all.
+    const bool vectorized = vectorizable(x, gamma, beta, y, cols);
+    // Short rows: a warp per row (see launch_rows_in_warps for the grid).
+    // A row of 96 values would leave most of a 128-thread block idle and pay
+    // two block barriers for 384 bytes; a warp keeps it in registers and
+    // needs no barrier at all.
     if (cols <= kWarpRowLimit) {
-        constexpr int kWarps = 8;
-        const int blocks_needed = (rows + kWarps - 1) / kWarps;  // a partial last block
-        const int grid = std::min(blocks_needed, sms * (2048 / (kWarps * 32)));
         if (cols <= 256) {  // 8 values a lane
-            layer_norm_warp_kernel<T, kWarps, 8>
-                <<<grid, kWarps * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
+            launch_warp_per_row<T, 8>(vectorized, x, gamma, beta, y, mean, rstd, rows, cols, eps);
         } else {  // 32 values a lane
-            layer_norm_warp_kernel<T, kWarps, kWarpRowLimit / 32>
-                <<<grid, kWarps * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
+            launch_warp_per_row<T, kWarpRowLimit / 32>(vectorized, x, gamma, beta, y, mean, rstd, rows, cols, eps);
         }
         COURSE_CUDA_CHECK(cudaGetLastError());
         return;
@@ -512,10 +601,10 @@ void launch(const char* function, const T* x, const float* gamma, const float* b
     } else if (vectorized && cols <= 8192) {
         launch_rows_in_registers<T, 2 * kWarps4096>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
     } else if (cols <= 4096) {
-        const int grid = std::min(rows, sms * 8);
+        const int grid = std::min(rows, sm_count() * 8);
         layer_norm_kernel<T, 8><<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
     } else {
-        const int grid = std::min(rows, sms * 4);
+        const int grid = std::min(rows, sm_count() * 4);
         layer_norm_kernel<T, 16><<<grid, 512>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
     }
     COURSE_CUDA_CHECK(cudaGetLastError());
@@ -532,5 +621,140 @@ void layer_norm(const __half* x, const float* gamma, const float* beta, __half* 
                 int rows, int cols, float eps) {
     launch("layer_norm (half)", x, gamma, beta, y, mean, rstd, rows, cols, eps);
 }
+
+#ifdef COURSE_BENCH_OF_REFERENCE
+// Not part of the contract: the benchmark of the reference (and only it)
+// times these other configurations of the same kernels too, so that one GPU
+// run compares them (issue #20: half rows below 85% of copy). Each takes
+// vectorized rows of one range of lengths only.
+namespace {
+
+enum Candidate {
+    kEarlierWarpGrid,        // the warp per row with the earlier grid: 8 blocks per SM, however many fit
+    kWarpStreaming,          // the warp per row, x and y evict-first
+    kWarpFiveBlocks,         // halves: the warp per row in 48 registers, 5 blocks (40 warps) an SM instead of 4
+    kHalfWarp,               // halves: a half-warp per row, 64 halves a lane, two rows per warp
+    kHalfWarpStreaming,      // the same, x and y evict-first
+    kBlockEightVectors,      // rows of 1025 to 4096: a block per row of half the warps, 8 vectors a thread
+    kBlockStreaming,         // the reference's block per row, x and y evict-first
+    kWarpPerLongRow,         // halves of 1025 to 4096: a warp per row, 128 halves a lane, no barrier
+    kWarpPerLongRowStreaming,  // the same, x and y evict-first
+    kCandidates
+};
+
+const char* const kCandidateNames[kCandidates] = {
+    "candidate: warp per row, earlier grid of 8 blocks per SM",
+    "candidate: warp per row, x and y evict-first (__ldcs, __stcs)",
+    "candidate: warp per row, 5 blocks (40 warps) an SM, 48 registers",
+    "candidate: half-warp per row (2 rows a warp, 64 halves a lane)",
+    "candidate: half-warp per row, x and y evict-first",
+    "candidate: block per row, half the warps, 8 vectors a thread",
+    "candidate: block per row, x and y evict-first",
+    "candidate: warp per row of up to 4096 halves (128 a lane, no barrier)",
+    "candidate: warp per row of up to 4096 halves, x and y evict-first",
+};
+
+bool candidate_takes(int candidate, bool half, int cols) {
+    const bool short_rows = cols > 256 && cols <= kWarpRowLimit;
+    const bool long_rows = cols > kWarpRowLimit && cols <= 4096;
+    switch (candidate) {
+        case kEarlierWarpGrid:
+        case kWarpStreaming: return short_rows;
+        case kWarpFiveBlocks:
+        case kHalfWarp:
+        case kHalfWarpStreaming: return half && short_rows;
+        case kBlockEightVectors:
+        case kBlockStreaming: return long_rows;
+        case kWarpPerLongRow:
+        case kWarpPerLongRowStreaming: return half && long_rows;
+        default: return false;
+    }
+}
+
+template <class T>
+void launch_candidate(int candidate, const T* x, const float* gamma, const float* beta, T* y, float* mean,
+                      float* rstd, int rows, int cols) {
+    constexpr bool kHalf = std::is_same_v<T, __half>;
+    constexpr int V = Vec<T>::kSize;
+    if (rows < 1 || !vectorizable(x, gamma, beta, y, cols) || !candidate_takes(candidate, kHalf, cols)) {
+        throw std::invalid_argument("layer_norm_candidate: candidate " + std::to_string(candidate) +
+                                    " does not take " + std::to_string(rows) + " rows of " + std::to_string(cols) +
+                                    (kHalf ? " halves" : " floats") + " (or unaligned ones)");
+    }
+    const float eps = kDefaultEps;
+    switch (candidate) {
+        case kEarlierWarpGrid: {
+            const int grid = std::min((rows + 7) / 8, sm_count() * 8);
+            layer_norm_warp_kernel<T, 8, kWarpRowLimit / 32, 32, 4, true>
+                <<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+            break;
+        }
+        case kWarpStreaming:
+            launch_rows_in_warps<T, 8, kWarpRowLimit / 32, 32, 4, true, true>(x, gamma, beta, y, mean, rstd, rows,
+                                                                              cols, eps);
+            break;
+        case kWarpFiveBlocks:
+            if constexpr (kHalf) {
+                launch_rows_in_warps<T, 8, kWarpRowLimit / 32, 32, 5, true>(x, gamma, beta, y, mean, rstd, rows, cols,
+                                                                            eps);
+            }
+            break;
+        case kHalfWarp:
+        case kHalfWarpStreaming:
+            if constexpr (kHalf) {
+                if (candidate == kHalfWarp) {
+                    launch_rows_in_warps<T, 8, kWarpRowLimit / 16, 16, 4, true>(x, gamma, beta, y, mean, rstd, rows,
+                                                                                cols, eps);
+                } else {
+                    launch_rows_in_warps<T, 8, kWarpRowLimit / 16, 16, 4, true, true>(x, gamma, beta, y, mean, rstd,
+                                                                                      rows, cols, eps);
+                }
+            }
+            break;
+        case kBlockEightVectors:
+            launch_rows_in_registers<T, 4096 / (32 * 8 * V), 8, kHalf ? 12 : 6>(x, gamma, beta, y, mean, rstd, rows,
+                                                                                 cols, eps);
+            break;
+        case kBlockStreaming:
+            launch_rows_in_registers<T, 4096 / (32 * 4 * V), 4, 0, true>(x, gamma, beta, y, mean, rstd, rows, cols,
+                                                                         eps);
+            break;
+        case kWarpPerLongRow:
+        case kWarpPerLongRowStreaming:
+            if constexpr (kHalf) {
+                if (candidate == kWarpPerLongRow) {
+                    launch_rows_in_warps<T, 4, 4096 / 32, 32, 4, true>(x, gamma, beta, y, mean, rstd, rows, cols,
+                                                                       eps);
+                } else {
+                    launch_rows_in_warps<T, 4, 4096 / 32, 32, 4, true, true>(x, gamma, beta, y, mean, rstd, rows,
+                                                                             cols, eps);
+                }
+            }
+            break;
+        default: break;
+    }
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+int layer_norm_candidates() { return kCandidates; }
+
+std::string layer_norm_candidate_name(int candidate, bool half, int cols) {
+    return candidate >= 0 && candidate < kCandidates && candidate_takes(candidate, half, cols)
+               ? kCandidateNames[candidate]
+               : "";
+}
+
+void layer_norm_candidate(int candidate, const float* x, const float* gamma, const float* beta, float* y,
+                          float* mean, float* rstd, int rows, int cols) {
+    launch_candidate(candidate, x, gamma, beta, y, mean, rstd, rows, cols);
+}
+
+void layer_norm_candidate(int candidate, const __half* x, const float* gamma, const float* beta, __half* y,
+                          float* mean, float* rstd, int rows, int cols) {
+    launch_candidate(candidate, x, gamma, beta, y, mean, rstd, rows, cols);
+}
+#endif
 
 }  // namespace lesson21

@@ -6,7 +6,10 @@
 // from memory. No CUDA library of the course's toolkit has a layer norm
 // (cuDNN's needs its graph API; PyTorch's and Apex's are not installed), so
 // the copy is the measure. Every variant is checked against the CPU's
-// layer norm, within the tests' tolerance, before it is timed.
+// layer norm, within the tests' tolerance, before it is timed. Built with
+// the reference, the bench also times the reference's candidate
+// configurations of issue #20 (half rows below 85% of copy), each as its own
+// row: see layer_norm_candidates in solutions/21-layer-norm/layer_norm.cu.
 //
 //   lesson21_bench [output.csv]
 #include <layer_norm.hpp>
@@ -26,6 +29,21 @@
 #include <type_traits>
 #include <vector>
 #include <cuda_fp16.h>
+
+#ifdef COURSE_BENCH_OF_REFERENCE
+namespace lesson21 {
+// Defined by the reference only (solutions/21-layer-norm/layer_norm.cu):
+// other configurations of its kernels, numbered 0 to layer_norm_candidates()
+// - 1; a candidate's name, "" where it does not take this type and row
+// length; and its launch (vectorized rows only, eps = kDefaultEps).
+int layer_norm_candidates();
+std::string layer_norm_candidate_name(int candidate, bool half, int cols);
+void layer_norm_candidate(int candidate, const float* x, const float* gamma, const float* beta, float* y,
+                          float* mean, float* rstd, int rows, int cols);
+void layer_norm_candidate(int candidate, const __half* x, const float* gamma, const float* beta, __half* y,
+                          float* mean, float* rstd, int rows, int cols);
+}  // namespace lesson21
+#endif
 
 namespace {
 
@@ -119,7 +137,7 @@ void add_shape(course::Bench& bench, int rows, int cols, int sets) {
         std::string name;
         std::function<void(int)> run;
     };
-    const std::vector<Variant> variants{
+    std::vector<Variant> variants{
         {course::implementation_label("layer_norm") + ", " + label,
          [&](int s) {
              lesson21::layer_norm(in[s].data(), d_gamma.data(), d_beta.data(), y.data(), mean.data(), rstd.data(),
@@ -135,6 +153,17 @@ void add_shape(course::Bench& bench, int rows, int cols, int sets) {
              COURSE_CUDA_CHECK(cudaGetLastError());
          }},
     };
+#ifdef COURSE_BENCH_OF_REFERENCE
+    for (int k = 0; k < lesson21::layer_norm_candidates(); ++k) {
+        const std::string name = lesson21::layer_norm_candidate_name(k, kHalf, cols);
+        if (name.empty()) continue;
+        variants.insert(variants.end() - 1,  // before the unfused baseline
+                        {name + ", " + label, [&, k](int s) {
+                             lesson21::layer_norm_candidate(k, in[s].data(), d_gamma.data(), d_beta.data(), y.data(),
+                                                            mean.data(), rstd.data(), rows, cols);
+                         }});
+    }
+#endif
     bench.set_group(label);
     for (const Variant& v : variants) {
         const auto check = [&]() -> std::string {
