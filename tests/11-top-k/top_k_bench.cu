@@ -3,7 +3,10 @@
 // in shared memory, filtered against a threshold with the next chunk's
 // loads in flight, the blocks' sorted lists merged pairwise), the earlier
 // reference (earlier_top_k.cuh: the same selection without the prefetch,
-// merged by sorting), and sorting everything and keeping the first k:
+// merged by sorting), for k <= 32 the candidates of warp_top_k.cuh (a warp
+// per slice with its list in registers and no block barrier in the loop,
+// one launch; issue #22) in several shapes, and sorting everything and
+// keeping the first k:
 // cub::DeviceRadixSort::SortPairsDescending of (value, index) pairs, and
 // thrust::stable_sort_by_key with thrust::greater. Every
 // variant's first k pairs must equal the CPU's std::partial_sort before it
@@ -182,6 +185,7 @@ int main(int argc, char** argv) {
             add_warp_scan_row<16, 4, 2>(bench, k, expected, values, out_values, out_indices, bytes);
             add_warp_scan_row<16, 4, 1>(bench, k, expected, values, out_values, out_indices, bytes);
             add_warp_scan_row<8, 4, 0>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_warp_scan_row<8, 8, 0>(bench, k, expected, values, out_values, out_indices, bytes);
             add_warp_scan_row<16, 2, 2>(bench, k, expected, values, out_values, out_indices, bytes);
         }
 

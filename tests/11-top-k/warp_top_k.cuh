@@ -21,7 +21,11 @@
 /// 3. The threshold starts from a seed as in the reference: the m-th
 ///    largest of the 32 lanes' maxima of the first tile (m distinct
 ///    elements at or above it), so the first tile inserts about m keys, not
-///    all of them.
+///    all of them. After that it is shared by the whole grid: each warp
+///    publishes its list's m-th key with an atomic max when it rises, and
+///    reads the largest published key with each tile's loads (filter_tile
+///    says why that is safe), so after the first tiles almost no key of any
+///    warp beats it, for k = 32 as for k = 1.
 /// 4. At the end the block's warps merge their lists pairwise (slot-by-slot
 ///    maximum with the other list reversed, then a bitonic merge by
 ///    shuffles: the reference's merge, in registers), one barrier a round;
@@ -45,6 +49,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 namespace lesson11::warp_scan {
@@ -57,6 +62,8 @@ namespace {
 using Key = unsigned long long;
 constexpr Key kEmptyKey = 0;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
+// The bound every warp publishes to and reads from (see filter_tile).
+using SharedBound = cuda::atomic_ref<Key, cuda::thread_scope_device>;
 
 // The reference's keys (solutions/11-top-k/top_k.cu): ordered float bits in
 // the high half (NaN 0, -0 folded onto +0), the complement of the index in
@@ -85,6 +92,7 @@ struct WarpList {
     float lowest;      // the lowest float whose key may beat the threshold
     bool everything;   // the threshold's value part is 0: every element may beat it
     unsigned rank;     // m - 1: the lane holding the threshold
+    Key published;     // the largest m-th key this warp has published
 };
 
 __device__ void update_lowest(WarpList& w) {
@@ -169,8 +177,23 @@ __device__ void load_tile(const float* values, std::size_t count, bool aligned, 
 // Filters this lane's floats of the tile at `base`: one compare each, and
 // one vote of the warp; keys beating the threshold are inserted one by one
 // (lane order within an item, items in order: the list does not care).
+//
+// The threshold is shared between all warps of the grid through `bound`:
+// a warp publishes its list's m-th key when it rises (m real elements at or
+// above it stay in that warp's list to the end: its m-th key only rises),
+// so no element at or below any published key is among the top m of all,
+// and every warp may raise its threshold to it. `seen` is the bound as read
+// with this tile's loads (lane 0's value: every lane must use the same).
+// Without it each warp would insert about m ln(elements / m) keys on its
+// own; with it, the whole grid about as many as one warp.
 template <unsigned kItems>
-__device__ void filter_tile(const float (&items)[kItems], std::size_t base, std::size_t count, WarpList& w) {
+__device__ void filter_tile(const float (&items)[kItems], std::size_t base, std::size_t count, Key seen,
+                            Key* bound, WarpList& w) {
+    seen = __shfl_sync(kFullMask, seen, 0);
+    if (seen > w.threshold) {
+        w.threshold = seen;
+        update_lowest(w);
+    }
     bool contender = w.everything;
 #pragma unroll
     for (unsigned item = 0; item < kItems; ++item) contender = contender || items[item] >= w.lowest;
@@ -188,6 +211,11 @@ __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std:
         }
     }
     update_lowest(w);
+    const Key mth = __shfl_sync(kFullMask, w.list, w.rank);
+    if (mth > w.published) {
+        w.published = mth;
+        if (threadIdx.x % 32 == 0) SharedBound(*bound).fetch_max(mth, cuda::memory_order_relaxed);
+    }
 }
 
 // The seed: the m-th largest of the lanes' maxima over the first tile, less
@@ -215,11 +243,12 @@ __device__ void seed_threshold(const float (&items)[kItems], std::size_t base, s
 }
 
 // The whole top-k in one launch. `lists` holds gridDim.x lists of 32 keys,
-// `ticket` counts the blocks done (0 at launch).
+// `ticket` counts the blocks done and `bound` is the grid's shared bound
+// (both 0 at launch).
 template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocksPerSm>
 __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     warp_top_k_kernel(const float* values, std::size_t count, bool aligned, unsigned m, Key* lists,
-                      unsigned* ticket, float* out_values, int* out_indices) {
+                      unsigned* ticket, Key* bound, float* out_values, int* out_indices) {
     constexpr unsigned kItems = 4 * kVectors;
     constexpr std::size_t kTile = 32 * kItems;
     __shared__ Key shared_lists[kWarps][32];
@@ -231,24 +260,40 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     w.list = kEmptyKey;
     w.threshold = kEmptyKey;
     w.rank = m - 1;
+    w.published = kEmptyKey;
     update_lowest(w);
 
     const std::size_t tiles = (count + kTile - 1) / kTile;
     const std::size_t warps = static_cast<std::size_t>(gridDim.x) * kWarps;
     std::size_t tile = static_cast<std::size_t>(blockIdx.x) * kWarps + warp;
+    // The shared bound is read with each tile's loads and used with that
+    // tile, so its load (from L2) is waited for no longer than the tile's.
     float even[kItems];
     float odd[kItems];
+    Key seen_even = kEmptyKey;
+    Key seen_odd = kEmptyKey;
+    const SharedBound shared_bound(*bound);
     if (tile < tiles) {
         load_tile(values, count, aligned, tile * kTile, even);
-        if (tile + warps < tiles) load_tile(values, count, aligned, (tile + warps) * kTile, odd);
+        seen_even = shared_bound.load(cuda::memory_order_relaxed);
+        if (tile + warps < tiles) {
+            load_tile(values, count, aligned, (tile + warps) * kTile, odd);
+            seen_odd = shared_bound.load(cuda::memory_order_relaxed);
+        }
         seed_threshold(even, tile * kTile, count, w);
     }
     for (; tile < tiles; tile += 2 * warps) {
-        filter_tile(even, tile * kTile, count, w);
+        filter_tile(even, tile * kTile, count, seen_even, bound, w);
         if (tile + warps >= tiles) break;
-        if (tile + 2 * warps < tiles) load_tile(values, count, aligned, (tile + 2 * warps) * kTile, even);
-        filter_tile(odd, (tile + warps) * kTile, count, w);
-        if (tile + 3 * warps < tiles) load_tile(values, count, aligned, (tile + 3 * warps) * kTile, odd);
+        if (tile + 2 * warps < tiles) {
+            load_tile(values, count, aligned, (tile + 2 * warps) * kTile, even);
+            seen_even = shared_bound.load(cuda::memory_order_relaxed);
+        }
+        filter_tile(odd, (tile + warps) * kTile, count, seen_odd, bound, w);
+        if (tile + 3 * warps < tiles) {
+            load_tile(values, count, aligned, (tile + 3 * warps) * kTile, odd);
+            seen_odd = shared_bound.load(cuda::memory_order_relaxed);
+        }
     }
 
     Key mine = merge_block_lists<kWarps>(w.list, shared_lists);
@@ -324,8 +369,10 @@ unsigned grid_blocks(std::size_t n) {
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
 }
 
-// The ticket (8 bytes, keeping the lists 8-byte aligned), then 32 keys per block.
+// The ticket (8 bytes, keeping the keys 8-byte aligned), the shared bound,
+// then 32 keys per block.
 constexpr std::size_t kTicketBytes = sizeof(Key);
+constexpr std::size_t kHeaderBytes = kTicketBytes + sizeof(Key);
 
 }  // namespace
 
@@ -335,7 +382,7 @@ std::size_t top_k_workspace_bytes(std::size_t n, int k) {
     check_arguments(n, k);
     if (n == 0 || k == 0) return 0;
     const std::size_t blocks = grid_blocks<kWarps, kVectors, kMaxBlocksPerSm>(n);
-    return kTicketBytes + blocks * 32 * sizeof(Key);
+    return kHeaderBytes + blocks * 32 * sizeof(Key);
 }
 
 /// lesson11::top_k's contract for k <= 32: kWarps warps a block, kVectors
@@ -353,12 +400,13 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
     }
     const unsigned blocks = grid_blocks<kWarps, kVectors, kMaxBlocksPerSm>(n);
     auto* ticket = static_cast<unsigned*>(workspace);
-    Key* lists = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kTicketBytes);
+    Key* bound = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kTicketBytes);
+    Key* lists = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kHeaderBytes);
     const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
     const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
-    COURSE_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned)));
+    COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kHeaderBytes));
     warp_top_k_kernel<kWarps, kVectors, (kMaxBlocksPerSm > 0 ? kMaxBlocksPerSm : 1)>
-        <<<blocks, kWarps * 32>>>(values, n, aligned, m, lists, ticket, out_values, out_indices);
+        <<<blocks, kWarps * 32>>>(values, n, aligned, m, lists, ticket, bound, out_values, out_indices);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 
