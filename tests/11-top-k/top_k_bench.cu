@@ -3,7 +3,10 @@
 // in shared memory, filtered against a threshold with the next chunk's
 // loads in flight, the blocks' sorted lists merged pairwise), the earlier
 // reference (earlier_top_k.cuh: the same selection without the prefetch,
-// merged by sorting), and sorting everything and keeping the first k:
+// merged by sorting), for k <= 32 the candidates of warp_top_k.cuh (a warp
+// per slice with its list in registers and no block barrier in the loop,
+// one launch; issue #22) in several shapes, and sorting everything and
+// keeping the first k:
 // cub::DeviceRadixSort::SortPairsDescending of (value, index) pairs, and
 // thrust::stable_sort_by_key with thrust::greater. Every
 // variant's first k pairs must equal the CPU's std::partial_sort before it
@@ -16,6 +19,7 @@
 
 #include "cpu_reference.hpp"
 #include "earlier_top_k.cuh"
+#include "warp_top_k.cuh"
 
 #include <course/backend.hpp>
 #include <course/bench.hpp>
@@ -49,6 +53,36 @@ std::string compare_first_k(const std::vector<Pair>& expected, const std::vector
         }
     }
     return "";
+}
+
+// A row for the warp-scan candidate (warp_top_k.cuh, k <= 32 only) with
+// kWarps warps a block, kVectors float4 a lane per tile, at most
+// kBlocksPerSm blocks an SM (0: as many as fit), checked like the others.
+template <unsigned kWarps, unsigned kVectors, unsigned kBlocksPerSm>
+void add_warp_scan_row(course::Bench& bench, int k, const std::vector<Pair>& expected,
+                       const std::vector<course::DeviceBuffer<float>>& values, course::DeviceBuffer<float>& out_values,
+                       course::DeviceBuffer<int>& out_indices, double bytes) {
+    const std::size_t count = values[0].size();
+    const std::size_t workspace_bytes =
+        lesson11::warp_scan::top_k_workspace_bytes<kWarps, kVectors, kBlocksPerSm>(count, k);
+    course::DeviceBuffer<unsigned char> workspace(workspace_bytes);
+    const auto run = [&](int s) {
+        lesson11::warp_scan::top_k<kWarps, kVectors, kBlocksPerSm>(values[s].data(), count, k, out_values.data(),
+                                                                   out_indices.data(), workspace.data(),
+                                                                   workspace_bytes);
+    };
+    const auto check = [&]() -> std::string {
+        out_values.poison();
+        out_indices.poison();
+        run(0);
+        COURSE_CUDA_CHECK(cudaGetLastError());
+        return compare_first_k(expected, out_values.download(), out_indices.download());
+    };
+    const std::string blocks =
+        kBlocksPerSm == 0 ? "as many blocks/SM as fit" : "<= " + std::to_string(kBlocksPerSm) + " blocks/SM";
+    bench.add_checked("candidate warp scan, " + std::to_string(kWarps) + " warps x " + std::to_string(kVectors) +
+                          " float4/lane, " + blocks + " (k = " + std::to_string(k) + ")",
+                      false, check, run, bytes);
 }
 
 // The first `count` elements of a device array.
@@ -144,6 +178,16 @@ int main(int argc, char** argv) {
         };
         bench.add_checked("earlier reference top_k, loads after each barrier (k = " + std::to_string(k) + ")", false,
                           check_earlier, run_earlier, bytes);
+
+        // Candidates for k <= 32 (issue #22): a warp per slice, no block
+        // barrier in the loop, one launch. The lead keeps the fastest.
+        if (k <= lesson11::warp_scan::kMaxWarpK) {
+            add_warp_scan_row<16, 4, 2>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_warp_scan_row<16, 4, 1>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_warp_scan_row<8, 4, 0>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_warp_scan_row<8, 8, 0>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_warp_scan_row<16, 2, 2>(bench, k, expected, values, out_values, out_indices, bytes);
+        }
 
         const auto check_thrust = [&]() -> std::string {
             run_thrust(0);

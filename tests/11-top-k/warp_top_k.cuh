@@ -1,0 +1,414 @@
+/// @file warp_top_k.cuh
+/// @brief A candidate for lesson 11's reference for k <= 32, kept for the
+/// benchmark (issue #22: 70% of the copy bandwidth for k <= 32): the same
+/// 64-bit keys and the same answer as solutions/11-top-k/top_k.cu, with no
+/// block-wide barrier in the loop over the array and one launch instead of
+/// three. Not graded, not yet a model: the bench times it beside the
+/// reference so that one H100 run says which is faster.
+///
+/// 1. Each WARP streams its grid-stride share of warp tiles (32 lanes x
+///    kVectors float4, coalesced), the next tile's loads in flight while the
+///    current one is filtered (two named sets of registers, as the
+///    reference does).
+/// 2. The warp keeps its 32 best keys so far in registers, one per lane,
+///    largest in lane 0. Its threshold is the m-th of them (m = min(k, n)),
+///    warp-uniform, so a float below the threshold's float is rejected with
+///    one compare, and the warp learns with one __any_sync whether any lane
+///    has a contender. Only then does it look closer: each key that beats
+///    the threshold is inserted into the register list by a ballot (its
+///    rank) and a shuffle up (the keys below it move one lane down). No
+///    shared memory, no barrier: a warp waits for no other warp.
+/// 3. The threshold starts from a seed as in the reference: the m-th
+///    largest of the 32 lanes' maxima of the first tile (m distinct
+///    elements at or above it), so the first tile inserts about m keys, not
+///    all of them. After that it is shared by the whole grid: each warp
+///    publishes its list's m-th key with an atomic max when it rises, and
+///    reads the largest published key with each tile's loads (filter_tile
+///    says why that is safe), so after the first tiles almost no key of any
+///    warp beats it, for k = 32 as for k = 1.
+/// 4. At the end the block's warps merge their lists pairwise (slot-by-slot
+///    maximum with the other list reversed, then a bitonic merge by
+///    shuffles: the reference's merge, in registers), one barrier a round;
+///    the block writes its list, and the last block to finish (a ticket
+///    counter, reset by a memset before the launch) merges every block's
+///    list the same way and writes the answer. One kernel and a memset, no
+///    merge or unpack kernels.
+///
+/// Why lists of 32 for every k <= 32: a list holds its warp's true best m
+/// keys in lanes 0..m-1, and real, distinct elements of the warp below them,
+/// so the best m of two merged lists are the best m of both warps.
+#pragma once
+
+#include <top_k.hpp>
+
+#include <course/cuda_check.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+
+namespace lesson11::warp_scan {
+
+/// The largest k this candidate takes: one key per lane of a warp.
+inline constexpr int kMaxWarpK = 32;
+
+namespace {
+
+using Key = unsigned long long;
+constexpr Key kEmptyKey = 0;
+constexpr unsigned kFullMask = 0xFFFFFFFFu;
+// The bound every warp publishes to and reads from (see filter_tile).
+using SharedBound = cuda::atomic_ref<Key, cuda::thread_scope_device>;
+
+// The reference's keys (solutions/11-top-k/top_k.cu): ordered float bits in
+// the high half (NaN 0, -0 folded onto +0), the complement of the index in
+// the low half.
+__device__ unsigned ordered_bits(float value) {
+    if (value != value) return 0u;
+    if (value == 0.0f) value = 0.0f;
+    const unsigned bits = __float_as_uint(value);
+    return (bits & 0x80000000u) != 0 ? ~bits : (bits | 0x80000000u);
+}
+
+__device__ Key pack_key(float value, std::size_t index) {
+    return (static_cast<Key>(ordered_bits(value)) << 32) | (0xFFFFFFFFu - static_cast<unsigned>(index));
+}
+
+__device__ unsigned index_of(Key key) { return 0xFFFFFFFFu - static_cast<unsigned>(key & 0xFFFFFFFFu); }
+
+__device__ float float_of_ordered(unsigned ordered) {
+    return __uint_as_float((ordered & 0x80000000u) != 0 ? (ordered & 0x7FFFFFFFu) : ~ordered);
+}
+
+// A warp's running state, the same in every lane but `list`.
+struct WarpList {
+    Key list;          // this lane's slot of the warp's 32 best keys, largest in lane 0
+    Key threshold;     // a key must beat it: the m-th best so far, or the seed
+    float lowest;      // the lowest float whose key may beat the threshold
+    bool everything;   // the threshold's value part is 0: every element may beat it
+    unsigned rank;     // m - 1: the lane holding the threshold
+    Key published;     // the largest m-th key this warp has published
+};
+
+__device__ void update_lowest(WarpList& w) {
+    const unsigned ordered = static_cast<unsigned>(w.threshold >> 32);
+    w.everything = ordered == 0;
+    w.lowest = w.everything ? 0.0f : float_of_ordered(ordered);
+}
+
+// Inserts key x (the same in every lane, not in the list, beating the
+// threshold) into the sorted register list.
+__device__ void insert(WarpList& w, Key x) {
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned rank = static_cast<unsigned>(__popc(__ballot_sync(kFullMask, w.list > x)));
+    const Key above = __shfl_up_sync(kFullMask, w.list, 1);
+    if (lane == rank) {
+        w.list = x;
+    } else if (lane > rank) {
+        w.list = above;
+    }
+    w.threshold = max(w.threshold, __shfl_sync(kFullMask, w.list, w.rank));
+}
+
+// The best 32 keys of two sorted lists (largest first): this lane's slot of
+// `mine`, and slot 31 - lane of the other (read backwards). The slot-by-slot
+// maximum holds the 32 best of both as a bitonic sequence; the bitonic merge
+// by shuffles sorts it.
+__device__ Key merge_lists(Key mine, Key other_reversed) {
+    const unsigned lane = threadIdx.x % 32;
+    Key key = max(mine, other_reversed);
+    for (unsigned distance = 16; distance > 0; distance /= 2) {
+        const Key other = __shfl_xor_sync(kFullMask, key, distance);
+        key = (lane & distance) == 0 ? max(key, other) : min(key, other);
+    }
+    return key;
+}
+
+// Merges the lists of the block's warps into warp 0's, pairwise in rounds,
+// through `shared` (a list per warp). Every thread of the block calls it.
+template <unsigned kWarps>
+__device__ Key merge_block_lists(Key mine, Key (*shared)[32]) {
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned warp = threadIdx.x / 32;
+    shared[warp][lane] = mine;
+    for (unsigned width = 1; width < kWarps; width *= 2) {
+        __syncthreads();
+        if (warp % (2 * width) == 0) {
+            mine = merge_lists(mine, shared[warp + width][31 - lane]);
+            shared[warp][lane] = mine;
+        }
+    }
+    return mine;
+}
+
+// The element index of item `item` of this lane in the warp tile at `base`:
+// vector item / 4 of the tile, lanes side by side (512 bytes a load).
+__device__ std::size_t item_index(std::size_t base, unsigned item) {
+    return base + (static_cast<std::size_t>(item / 4) * 32 + threadIdx.x % 32) * 4 + item % 4;
+}
+
+template <unsigned kItems>
+__device__ void load_tile(const float* values, std::size_t count, bool aligned, std::size_t base,
+                          float (&items)[kItems]) {
+    if (aligned && base + 32 * kItems <= count) {
+        const float4* vectors = reinterpret_cast<const float4*>(values + base);
+#pragma unroll
+        for (unsigned v = 0; v < kItems / 4; ++v) {
+            const float4 vector = vectors[v * 32 + threadIdx.x % 32];
+            items[4 * v] = vector.x;
+            items[4 * v + 1] = vector.y;
+            items[4 * v + 2] = vector.z;
+            items[4 * v + 3] = vector.w;
+        }
+        return;
+    }
+#pragma unroll
+    for (unsigned item = 0; item < kItems; ++item) {
+        const std::size_t i = item_index(base, item);
+        items[item] = i < count ? values[i] : 0.0f;
+    }
+}
+
+// Filters this lane's floats of the tile at `base`: one compare each, and
+// one vote of the warp; keys beating the threshold are inserted one by one
+// (lane order within an item, items in order: the list does not care).
+//
+// The threshold is shared between all warps of the grid through `bound`:
+// a warp publishes its list's m-th key when it rises (m real elements at or
+// above it stay in that warp's list to the end: its m-th key only rises),
+// so no element at or below any published key is among the top m of all,
+// and every warp may raise its threshold to it. `seen` is the bound as read
+// with this tile's loads (lane 0's value: every lane must use the same).
+// Without it each warp would insert about m ln(elements / m) keys on its
+// own (some 200 a warp for k = 32 on 2^26 floats); with it, about m in its
+// first tile (the seed) and very few after.
+template <unsigned kItems>
+__device__ void filter_tile(const float (&items)[kItems], std::size_t base, std::size_t count, Key seen,
+                            Key* bound, WarpList& w) {
+    seen = __shfl_sync(kFullMask, seen, 0);
+    if (seen > w.threshold) {
+        w.threshold = seen;
+        update_lowest(w);
+    }
+    bool contender = w.everything;
+#pragma unroll
+    for (unsigned item = 0; item < kItems; ++item) contender = contender || items[item] >= w.lowest;
+    if (!__any_sync(kFullMask, contender)) return;
+#pragma unroll
+    for (unsigned item = 0; item < kItems; ++item) {
+        const std::size_t i = item_index(base, item);
+        const Key key = pack_key(items[item], i);
+        unsigned lanes = __ballot_sync(kFullMask, contender && i < count && key > w.threshold);
+        while (lanes != 0) {
+            const int leader = __ffs(static_cast<int>(lanes)) - 1;
+            lanes &= lanes - 1;
+            const Key x = __shfl_sync(kFullMask, key, leader);
+            if (x > w.threshold) insert(w, x);
+        }
+    }
+    update_lowest(w);
+    const Key mth = __shfl_sync(kFullMask, w.list, w.rank);
+    if (mth > w.published) {
+        w.published = mth;
+        if (threadIdx.x % 32 == 0) SharedBound(*bound).fetch_max(mth, cuda::memory_order_relaxed);
+    }
+}
+
+// The seed: the m-th largest of the lanes' maxima over the first tile, less
+// one (a key must beat the threshold, and the seed's own must get in).
+template <unsigned kItems>
+__device__ void seed_threshold(const float (&items)[kItems], std::size_t base, std::size_t count, WarpList& w) {
+    const unsigned lane = threadIdx.x % 32;
+    Key mine = kEmptyKey;
+#pragma unroll
+    for (unsigned item = 0; item < kItems; ++item) {
+        const std::size_t i = item_index(base, item);
+        if (i < count) mine = max(mine, pack_key(items[item], i));
+    }
+    for (unsigned sequence = 2; sequence <= 32; sequence *= 2) {
+        for (unsigned distance = sequence / 2; distance > 0; distance /= 2) {
+            const Key other = __shfl_xor_sync(kFullMask, mine, distance);
+            const bool descending = (lane & sequence) == 0;
+            const bool first = (lane & distance) == 0;
+            mine = first == descending ? max(mine, other) : min(mine, other);
+        }
+    }
+    const Key seed = __shfl_sync(kFullMask, mine, w.rank);
+    w.threshold = seed == kEmptyKey ? kEmptyKey : seed - 1;
+    update_lowest(w);
+}
+
+// The whole top-k in one launch. `lists` holds gridDim.x lists of 32 keys,
+// `ticket` counts the blocks done and `bound` is the grid's shared bound
+// (both 0 at launch).
+template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocksPerSm>
+__global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
+    warp_top_k_kernel(const float* values, std::size_t count, bool aligned, unsigned m, Key* lists,
+                      unsigned* ticket, Key* bound, float* out_values, int* out_indices) {
+    constexpr unsigned kItems = 4 * kVectors;
+    constexpr std::size_t kTile = 32 * kItems;
+    __shared__ Key shared_lists[kWarps][32];
+    __shared__ bool last_block;
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned warp = threadIdx.x / 32;
+
+    WarpList w;
+    w.list = kEmptyKey;
+    w.threshold = kEmptyKey;
+    w.rank = m - 1;
+    w.published = kEmptyKey;
+    update_lowest(w);
+
+    const std::size_t tiles = (count + kTile - 1) / kTile;
+    const std::size_t warps = static_cast<std::size_t>(gridDim.x) * kWarps;
+    std::size_t tile = static_cast<std::size_t>(blockIdx.x) * kWarps + warp;
+    // The shared bound is read with each tile's loads and used with that
+    // tile, so its load (from L2) is waited for no longer than the tile's.
+    float even[kItems];
+    float odd[kItems];
+    Key seen_even = kEmptyKey;
+    Key seen_odd = kEmptyKey;
+    const SharedBound shared_bound(*bound);
+    if (tile < tiles) {
+        load_tile(values, count, aligned, tile * kTile, even);
+        seen_even = shared_bound.load(cuda::memory_order_relaxed);
+        if (tile + warps < tiles) {
+            load_tile(values, count, aligned, (tile + warps) * kTile, odd);
+            seen_odd = shared_bound.load(cuda::memory_order_relaxed);
+        }
+        seed_threshold(even, tile * kTile, count, w);
+    }
+    for (; tile < tiles; tile += 2 * warps) {
+        filter_tile(even, tile * kTile, count, seen_even, bound, w);
+        if (tile + warps >= tiles) break;
+        if (tile + 2 * warps < tiles) {
+            load_tile(values, count, aligned, (tile + 2 * warps) * kTile, even);
+            seen_even = shared_bound.load(cuda::memory_order_relaxed);
+        }
+        filter_tile(odd, (tile + warps) * kTile, count, seen_odd, bound, w);
+        if (tile + 3 * warps < tiles) {
+            load_tile(values, count, aligned, (tile + 3 * warps) * kTile, odd);
+            seen_odd = shared_bound.load(cuda::memory_order_relaxed);
+        }
+    }
+
+    Key mine = merge_block_lists<kWarps>(w.list, shared_lists);
+    if (warp == 0) {
+        lists[static_cast<std::size_t>(blockIdx.x) * 32 + lane] = mine;
+        __threadfence();  // the list is visible to every block before the ticket says so
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) last_block = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last_block) return;
+
+    // The last block: every list is written. Warp w merges lists w,
+    // w + kWarps, ... (a list none of whose keys beats this warp's m-th
+    // cannot change its best m), then the block's warps merge theirs.
+    __threadfence();
+    // The next list's load is issued before this one is merged: the lists
+    // come from L2, and a warp merging them one load at a time would wait
+    // for each.
+    mine = kEmptyKey;
+    Key next = warp < gridDim.x ? __ldcg(&lists[static_cast<std::size_t>(warp) * 32 + 31 - lane]) : kEmptyKey;
+    for (unsigned block = warp; block < gridDim.x; block += kWarps) {
+        const Key other = next;
+        if (block + kWarps < gridDim.x) {
+            next = __ldcg(&lists[static_cast<std::size_t>(block + kWarps) * 32 + 31 - lane]);
+        }
+        const Key mth = __shfl_sync(kFullMask, mine, m - 1);
+        if (__any_sync(kFullMask, other > mth)) mine = merge_lists(mine, other);
+    }
+    mine = merge_block_lists<kWarps>(mine, shared_lists);
+    if (warp == 0 && lane < m) {
+        if (mine == kEmptyKey) {
+            // Cannot happen (m <= n real keys beat every empty slot): say
+            // so with an impossible index, as the reference does.
+            out_indices[lane] = -1;
+            out_values[lane] = __uint_as_float(0x7FC00000u);
+        } else {
+            const unsigned index = index_of(mine);
+            out_indices[lane] = static_cast<int>(index);
+            out_values[lane] = values[index];
+        }
+    }
+}
+
+void check_arguments(std::size_t n, int k) {
+    if (k < 0 || k > kMaxWarpK) {
+        throw std::invalid_argument("warp_scan::top_k: k must be 0 to " + std::to_string(kMaxWarpK) + ", not " +
+                                    std::to_string(k));
+    }
+    if (n > static_cast<std::size_t>(INT_MAX)) {
+        throw std::invalid_argument("warp_scan::top_k: n must be at most INT_MAX, not " + std::to_string(n));
+    }
+}
+
+// Blocks of the launch: as many as fit on the GPU at once (the occupancy
+// API, capped at kMaxBlocksPerSm per SM when that is not 0), and no more
+// than there are warp tiles for.
+template <unsigned kWarps, unsigned kVectors, unsigned kMaxBlocksPerSm>
+unsigned grid_blocks(std::size_t n) {
+    int device = 0;
+    int sm_count = 0;
+    int per_sm = 0;
+    COURSE_CUDA_CHECK(cudaGetDevice(&device));
+    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, warp_top_k_kernel<kWarps, kVectors, (kMaxBlocksPerSm > 0 ? kMaxBlocksPerSm : 1)>,
+        static_cast<int>(kWarps * 32), 0));
+    unsigned blocks_per_sm = static_cast<unsigned>(std::max(per_sm, 1));
+    if (kMaxBlocksPerSm > 0) blocks_per_sm = std::min(blocks_per_sm, kMaxBlocksPerSm);
+    const std::size_t tile_floats = std::size_t{32} * 4 * kVectors * kWarps;
+    const std::size_t needed = (n + tile_floats - 1) / tile_floats;
+    const std::size_t wave = std::size_t{blocks_per_sm} * static_cast<unsigned>(std::max(sm_count, 1));
+    return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+}
+
+// The ticket (8 bytes, keeping the keys 8-byte aligned), the shared bound,
+// then 32 keys per block.
+constexpr std::size_t kTicketBytes = sizeof(Key);
+constexpr std::size_t kHeaderBytes = kTicketBytes + sizeof(Key);
+
+}  // namespace
+
+/// The workspace for n elements and k <= 32 results (0 when n = 0 or k = 0).
+template <unsigned kWarps, unsigned kVectors, unsigned kMaxBlocksPerSm>
+std::size_t top_k_workspace_bytes(std::size_t n, int k) {
+    check_arguments(n, k);
+    if (n == 0 || k == 0) return 0;
+    const std::size_t blocks = grid_blocks<kWarps, kVectors, kMaxBlocksPerSm>(n);
+    return kHeaderBytes + blocks * 32 * sizeof(Key);
+}
+
+/// lesson11::top_k's contract for k <= 32: kWarps warps a block, kVectors
+/// float4 a lane per tile, at most kMaxBlocksPerSm blocks an SM (0: as many
+/// as fit).
+template <unsigned kWarps, unsigned kVectors, unsigned kMaxBlocksPerSm>
+void top_k(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace,
+           std::size_t workspace_bytes) {
+    check_arguments(n, k);
+    if (n == 0 || k == 0) return;
+    const std::size_t needed = top_k_workspace_bytes<kWarps, kVectors, kMaxBlocksPerSm>(n, k);
+    if (workspace_bytes < needed) {
+        throw std::invalid_argument("warp_scan::top_k: the workspace has " + std::to_string(workspace_bytes) +
+                                    " bytes, top_k_workspace_bytes says " + std::to_string(needed));
+    }
+    const unsigned blocks = grid_blocks<kWarps, kVectors, kMaxBlocksPerSm>(n);
+    auto* ticket = static_cast<unsigned*>(workspace);
+    Key* bound = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kTicketBytes);
+    Key* lists = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kHeaderBytes);
+    const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
+    const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
+    COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kHeaderBytes));
+    warp_top_k_kernel<kWarps, kVectors, (kMaxBlocksPerSm > 0 ? kMaxBlocksPerSm : 1)>
+        <<<blocks, kWarps * 32>>>(values, n, aligned, m, lists, ticket, bound, out_values, out_indices);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace lesson11::warp_scan
