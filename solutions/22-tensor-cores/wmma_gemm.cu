@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
@@ -86,14 +88,15 @@ void launch_simple(const T* A, const T* B, float* C, int M, int N, int K) {
 
 // ---------------------------------------------------------------- block tiles, a cp.async pipeline
 
-constexpr int kBlockK = 32;  // columns of A (rows of B) per step of the K loop
-constexpr int kVector = 8;   // 16-bit values per 16-byte copy
+constexpr int kDefaultBlockK = 32;  // columns of A (rows of B) per step of the K loop
+constexpr int kVector = 8;          // 16-bit values per 16-byte copy
 // Rows padded by 8 values (16 bytes). Unpadded, the rows of the B tile are
 // 256 (or 512) bytes apart, so the 8 rows a fragment load reads 16 bytes of
 // at once all start in the same bank: 8-way conflicts. 272 (528) bytes apart
-// they spread over all 32 banks, and A's rows of 80 bytes do the same. The
-// padding keeps every row 16-byte aligned (the copies) and every 16th row
-// 32-byte aligned (a fragment's start).
+// they spread over all 32 banks, and A's rows of 80 (or 144) bytes do the
+// same: any odd multiple of 16 bytes does. The padding keeps every row
+// 16-byte aligned (the copies) and every 16th row 32-byte aligned (a
+// fragment's start).
 constexpr int kPad = 8;
 // Block tiles are handed out in groups of this many rows of tiles, column
 // by column, so that the blocks running at once share their rows of A and
@@ -101,15 +104,26 @@ constexpr int kPad = 8;
 constexpr int kGroupRows = 16;
 
 // The shape of one configuration of the kernel: the block tile, the warps
-// over it, and the pipeline's depth.
-template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM>
+// over it, the pipeline's depth and step along K, and two schedules the
+// reference leaves off (the benchmark of the reference times them):
+// - PrefetchFragments: two sets of A and B fragments, so that those of the
+//   next 16 columns of K are loaded while the tensor cores multiply the
+//   current ones, across the step's barrier too (see the kernel);
+// - WholeTiles: where M, N and K are multiples of the block tile (and the
+//   copies 16 bytes), a kernel with no bounds checks at all: plain 16-byte
+//   copies and a plain store.
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM,
+          int BlockK = kDefaultBlockK, bool PrefetchFragments = false, bool WholeTiles = false>
 struct Tiling {
     static constexpr int kBlockM = BlockM;  // rows of C per block
     static constexpr int kBlockN = BlockN;  // columns of C per block
+    static constexpr int kBlockK = BlockK;  // columns of A (rows of B) per step of the K loop
     static constexpr int kWarpsM = WarpsM;  // warps down the block tile ...
     static constexpr int kWarpsN = WarpsN;  // ... and across
     static constexpr int kStages = Stages;  // shared buffers: the K steps in flight + the one multiplied
     static constexpr int kMinBlocksPerSM = MinBlocksPerSM;  // what __launch_bounds__ holds the registers to
+    static constexpr bool kPrefetchFragments = PrefetchFragments;
+    static constexpr bool kWholeTiles = WholeTiles;
     static constexpr int kThreads = kWarpsM * kWarpsN * kWarpSize;
     static constexpr int kWarpM = kBlockM / kWarpsM;    // rows of C per warp
     static constexpr int kWarpN = kBlockN / kWarpsN;    // columns of C per warp
@@ -123,6 +137,9 @@ struct Tiling {
     static constexpr int shared_bytes = kStages * (kAStage + kBStage) * static_cast<int>(sizeof(T));
 
     static_assert(kFragsM * kFragment * kWarpsM == kBlockM && kFragsN * kFragment * kWarpsN == kBlockN);
+    static_assert(kBlockK % kFragment == 0);
+    static_assert(!kPrefetchFragments || kBlockK / kFragment % 2 == 0,
+                  "the two sets of fragments alternate, and every step starts with the first");
     static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is multiplied");
     static_assert((kBlockM * kBlockK / kVector) % kThreads == 0 && (kBlockK * kBlockN / kVector) % kThreads == 0,
                   "every thread copies the same number of 16-byte chunks of each tile");
@@ -131,9 +148,10 @@ struct Tiling {
 };
 
 // The reference: 128 x 128 block tiles, 8 warps of 32 x 64 (2 x 4
-// fragments), 4 stages: 74 KiB of shared memory and at most 128 registers a
-// thread, so that two blocks (16 warps) share an SM. (The benchmark of the
-// reference also times two other configurations: see the end of the file.)
+// fragments), 32 columns of K a step, 4 stages: 74 KiB of shared memory and
+// at most 128 registers a thread, so that two blocks (16 warps) share an SM.
+// (The benchmark of the reference also times other configurations: see the
+// end of the file.)
 using DefaultTiling = Tiling<128, 128, 4, 2, 4, 2>;
 
 template <class T>
@@ -150,8 +168,10 @@ __device__ __forceinline__ T zero_value() {
 // multiple of 8 (`vectors`), a chunk of 8 values lies wholly inside or
 // wholly outside, and one outside is a copy that reads nothing and fills its
 // 16 bytes with zeros (zfill). Without, the values are loaded one at a time
-// and stored to the tile at once, an ordinary synchronous copy.
-template <int Threads, int Rows, int Cols, int Stride, class T>
+// and stored to the tile at once, an ordinary synchronous copy. Whole: the
+// tile lies inside the matrix and its rows are 16-byte copies (the caller
+// knows), so no chunk is checked.
+template <int Threads, int Rows, int Cols, int Stride, bool Whole = false, class T>
 __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows, int cols, int row0, int col0,
                                                 bool vectors) {
     constexpr int kChunksPerRow = Cols / kVector;
@@ -163,7 +183,9 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows,
         const int c = chunk % kChunksPerRow * kVector;
         const int row = row0 + r, col = col0 + c;
         T* dst = tile + r * Stride + c;
-        if (vectors) {
+        if (Whole) {
+            __pipeline_memcpy_async(dst, src + static_cast<std::size_t>(row) * cols + col, 16);
+        } else if (vectors) {
             if (row < rows && col < cols) {
                 __pipeline_memcpy_async(dst, src + static_cast<std::size_t>(row) * cols + col, 16);
             } else {
@@ -180,11 +202,14 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows,
 
 // Vectors: 16-byte copies for both A and B, known at compile time (the
 // common case, and the fast path: no code for the other one); otherwise
-// vector_a and vector_b say, at run time.
-template <class Tile, class T, bool Vectors>
+// vector_a and vector_b say, at run time. Whole (only where the tiling asks
+// for it): besides, M, N and K are multiples of the block tile, so nothing
+// is checked against the edges.
+template <class Tile, class T, bool Vectors, bool Whole = false>
 __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     gemm_wmma_kernel(const T* A, const T* B, float* C, int M, int N, int K, bool vector_a, bool vector_b) {
     constexpr int kStages = Tile::kStages;
+    constexpr int kBlockK = Tile::kBlockK;
     // kStages A tiles, then kStages B tiles (dynamic: more than 48 KiB).
     extern __shared__ __align__(128) unsigned char shared_bytes[];
     T* const a_stages = reinterpret_cast<T*>(shared_bytes);
@@ -220,9 +245,9 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     // Starts the copies of K step `tile` into stage `stage`.
     const auto load_stage = [&](int stage, int tile) {
         const int k0 = tile * kBlockK;
-        load_tile_async<Tile::kThreads, Tile::kBlockM, kBlockK, Tile::kAStride>(
+        load_tile_async<Tile::kThreads, Tile::kBlockM, kBlockK, Tile::kAStride, Whole>(
             a_stages + stage * Tile::kAStage, A, M, K, block_row, k0, Vectors || vector_a);
-        load_tile_async<Tile::kThreads, kBlockK, Tile::kBlockN, Tile::kBStride>(
+        load_tile_async<Tile::kThreads, kBlockK, Tile::kBlockN, Tile::kBStride, Whole>(
             b_stages + stage * Tile::kBStage, B, K, N, k0, block_col, Vectors || vector_b);
     };
 
@@ -242,36 +267,77 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
         __pipeline_commit();
     }
     int read_stage = 0, write_stage = kStages - 1;
-    for (int t = 0; t < k_tiles; ++t) {
+    // The wait and the barrier before step t, and the refill they allow.
+    const auto start_step = [&](int t) {
         __pipeline_wait_prior(kStages - 2);
         __syncthreads();
         if (t + kStages - 1 < k_tiles) load_stage(write_stage, t + kStages - 1);
         __pipeline_commit();
-
+        write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
+    };
+    using FragmentA = wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, T, wmma::row_major>;
+    using FragmentB = wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, T, wmma::row_major>;
+    // The warp's fragments of 16 columns of A (rows of B), from kk on, of the step in read_stage.
+    const auto load_fragments = [&](FragmentA(&a)[Tile::kFragsM], FragmentB(&b)[Tile::kFragsN], int kk) {
         const T* a_tile = a_stages + read_stage * Tile::kAStage;
         const T* b_tile = b_stages + read_stage * Tile::kBStage;
 #pragma unroll
-        for (int kk = 0; kk < kBlockK; kk += kFragment) {
-            wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, T, wmma::row_major> a[Tile::kFragsM];
-            wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, T, wmma::row_major> b[Tile::kFragsN];
+        for (int i = 0; i < Tile::kFragsM; ++i) {
+            wmma::load_matrix_sync(a[i], a_tile + (warp_row * Tile::kWarpM + i * kFragment) * Tile::kAStride + kk,
+                                   Tile::kAStride);
+        }
 #pragma unroll
-            for (int i = 0; i < Tile::kFragsM; ++i) {
-                wmma::load_matrix_sync(a[i], a_tile + (warp_row * Tile::kWarpM + i * kFragment) * Tile::kAStride + kk,
-                                       Tile::kAStride);
+        for (int j = 0; j < Tile::kFragsN; ++j) {
+            wmma::load_matrix_sync(b[j], b_tile + kk * Tile::kBStride + warp_col * Tile::kWarpN + j * kFragment,
+                                   Tile::kBStride);
+        }
+    };
+    const auto multiply = [&](const FragmentA(&a)[Tile::kFragsM], const FragmentB(&b)[Tile::kFragsN]) {
+#pragma unroll
+        for (int i = 0; i < Tile::kFragsM; ++i) {
+#pragma unroll
+            for (int j = 0; j < Tile::kFragsN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+        }
+    };
+    if constexpr (!Tile::kPrefetchFragments) {
+        for (int t = 0; t < k_tiles; ++t) {
+            start_step(t);
+#pragma unroll
+            for (int kk = 0; kk < kBlockK; kk += kFragment) {
+                FragmentA a[Tile::kFragsM];
+                FragmentB b[Tile::kFragsN];
+                load_fragments(a, b, kk);
+                multiply(a, b);
             }
+            read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
+        }
+    } else {
+        // Two sets of fragments: while the tensor cores multiply one, the
+        // next is on its way from shared memory. The last 16 columns of a
+        // step are in registers before they are multiplied, so the warp
+        // meets the others at the next step's barrier first: every warp is
+        // then done reading this step's stage (which is refilled at once),
+        // and the next step's first fragments load behind the last products.
+        FragmentA a[2][Tile::kFragsM];
+        FragmentB b[2][Tile::kFragsN];
+        if (k_tiles > 0) {
+            start_step(0);
+            load_fragments(a[0], b[0], 0);
+        }
+        for (int t = 0; t < k_tiles; ++t) {
 #pragma unroll
-            for (int j = 0; j < Tile::kFragsN; ++j) {
-                wmma::load_matrix_sync(b[j], b_tile + kk * Tile::kBStride + warp_col * Tile::kWarpN + j * kFragment,
-                                       Tile::kBStride);
-            }
-#pragma unroll
-            for (int i = 0; i < Tile::kFragsM; ++i) {
-#pragma unroll
-                for (int j = 0; j < Tile::kFragsN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+            for (int step = 0; step < kBlockK / kFragment; ++step) {
+                const int now = step % 2;  // the set multiplied now; the other one is loaded
+                if (step + 1 < kBlockK / kFragment) {
+                    load_fragments(a[1 - now], b[1 - now], (step + 1) * kFragment);
+                } else if (t + 1 < k_tiles) {
+                    read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
+                    start_step(t + 1);
+                    load_fragments(a[1 - now], b[1 - now], 0);
+                }
+                multiply(a[now], b[now]);
             }
         }
-        read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
-        write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
     }
 
     // The stages become the edge buffers: nothing may still be copied into
@@ -290,8 +356,8 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
         for (int j = 0; j < Tile::kFragsN; ++j) {
             const int row = block_row + warp_row * Tile::kWarpM + i * kFragment;
             const int col = block_col + warp_col * Tile::kWarpN + j * kFragment;
-            if (row >= M || col >= N) continue;  // the same for the whole warp
-            if (row + kFragment <= M && col + kFragment <= N && N % 4 == 0) {
+            if (!Whole && (row >= M || col >= N)) continue;  // the same for the whole warp
+            if (Whole || (row + kFragment <= M && col + kFragment <= N && N % 4 == 0)) {
                 wmma::store_matrix_sync(C + static_cast<std::size_t>(row) * N + col, acc[i][j],
                                         static_cast<unsigned>(N), wmma::mem_row_major);
             } else {
@@ -320,6 +386,10 @@ void launch_tiled(const T* A, const T* B, float* C, int M, int N, int K) {
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
         COURSE_CUDA_CHECK(cudaFuncSetAttribute(gemm_wmma_kernel<Tile, T, false>,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+        if constexpr (Tile::kWholeTiles) {
+            COURSE_CUDA_CHECK(cudaFuncSetAttribute(gemm_wmma_kernel<Tile, T, true, true>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+        }
         return true;
     }();
     (void)opted_in;
@@ -330,7 +400,12 @@ void launch_tiled(const T* A, const T* B, float* C, int M, int N, int K) {
     const bool vector_b = N % kVector == 0 && aligned(B);
     const dim3 grid(static_cast<unsigned>((N + Tile::kBlockN - 1) / Tile::kBlockN),
                     static_cast<unsigned>((M + Tile::kBlockM - 1) / Tile::kBlockM));
-    if (vector_a && vector_b) {
+    const bool whole = Tile::kWholeTiles && vector_a && vector_b && M % Tile::kBlockM == 0 &&
+                       N % Tile::kBlockN == 0 && K % Tile::kBlockK == 0;
+    if (whole) {
+        gemm_wmma_kernel<Tile, T, true, Tile::kWholeTiles>
+            <<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
+    } else if (vector_a && vector_b) {
         gemm_wmma_kernel<Tile, T, true><<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
     } else {
         gemm_wmma_kernel<Tile, T, false><<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
@@ -358,25 +433,49 @@ void gemm_wmma(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, 
 
 #ifdef COURSE_BENCH_OF_REFERENCE
 // Not part of the contract: the benchmark of the reference (and only it)
-// times the other configurations too, so that one GPU run compares them.
+// times other configurations of the same kernel too, so that one GPU run
+// compares them, each on the half inputs, as its own row: a label that
+// says what the configuration is, and its launcher.
+using TilingRun = std::pair<std::string, void (*)(const __half*, const __half*, float*, int, int, int)>;
+
 namespace {
 
-// 128 x 256 block tiles, 8 warps of 64 x 64 (4 x 4 fragments: 128
-// accumulator registers a thread), 3 stages, 80 KiB, one block an SM. Twice
-// the products per value loaded from shared memory and from L2, fewer warps
-// to hide latency with.
-using WideTiling = Tiling<128, 256, 2, 4, 3, 1>;
-// And the reference with one stage less (55 KiB): is a third step in flight worth its 18 KiB?
-using ThreeStageTiling = Tiling<128, 128, 4, 2, 3, 2>;
+template <class Tile>
+std::string describe() {
+    const auto n = [](int v) { return std::to_string(v); };
+    std::string s = n(Tile::kBlockM) + " x " + n(Tile::kBlockN) + " tiles, " + n(Tile::kWarpsM * Tile::kWarpsN) +
+                    " warps of " + n(Tile::kWarpM) + " x " + n(Tile::kWarpN) + ", K step " + n(Tile::kBlockK) + ", " +
+                    n(Tile::kStages) + " stages, " + n(Tile::kMinBlocksPerSM) + " block(s)/SM";
+    if (Tile::kWholeTiles) s += ", whole-tile kernel";
+    if (Tile::kPrefetchFragments) s += ", fragments prefetched";
+    return s;
+}
+
+template <class Tile>
+void run_tiling(const __half* A, const __half* B, float* C, int M, int N, int K) {
+    launch_tiled<Tile>(A, B, C, M, N, K);
+}
+
+template <class... Tiles>
+std::vector<TilingRun> runs() {
+    return {TilingRun{describe<Tiles>(), &run_tiling<Tiles>}...};
+}
 
 }  // namespace
 
-void gemm_wmma_wide_tiles(const __half* A, const __half* B, float* C, int M, int N, int K) {
-    launch_tiled<WideTiling>(A, B, C, M, N, K);
-}
-
-void gemm_wmma_three_stages(const __half* A, const __half* B, float* C, int M, int N, int K) {
-    launch_tiled<ThreeStageTiling>(A, B, C, M, N, K);
+std::vector<TilingRun> other_tilings() {
+    return runs<
+        // The reference's tiling with the whole-tile kernel.
+        Tiling<128, 128, 4, 2, 4, 2, 32, false, true>,
+        // 64 columns of K a step: half the barriers and waits (3 stages: 108 KiB, still two blocks an SM).
+        Tiling<128, 128, 4, 2, 3, 2, 64, false, true>,
+        // 4 warps of 64 x 64 (4 x 4 fragments: 128 accumulator registers a thread) on the same 128 x 128
+        // tiles: each fragment of A or B loaded serves 4 products, not 4 or 2; two blocks (8 warps) an SM.
+        Tiling<128, 128, 2, 2, 4, 2, 32, false, true>, Tiling<128, 128, 2, 2, 4, 2, 32, true, true>,
+        Tiling<128, 128, 2, 2, 3, 2, 64, false, true>,
+        // 8 warps of 64 x 64 on 128 x 256 or 256 x 128 tiles, one block an SM: fewer loads from L2 too.
+        Tiling<128, 256, 2, 4, 3, 1, 32, false, false>, Tiling<128, 256, 2, 4, 4, 1, 32, true, true>,
+        Tiling<128, 256, 2, 4, 3, 1, 64, false, true>, Tiling<256, 128, 4, 2, 4, 1, 32, true, true>>();
 }
 #endif
 

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
@@ -87,14 +89,15 @@ void launch_simple(const T* A, const T* B, float* C, int M, int N, int K) {
 
 // ---------------------------------------------------------------- block tiles, a cp.async pipeline
 
-constexpr int kBlockK = 32;  // columns of A (rows of B) per step of the K loop
-constexpr int kVector = 8;   // 16-bit values per 16-byte copy
+constexpr int kDefaultBlockK = 32;  // columns of A (rows of B) per step of the K loop
+constexpr int kVector = 8;          // 16-bit values per 16-byte copy
 // Rows padded by 8 values (16 bytes). Unpadded, the rows of the B tile are
 // 256 (or 512) bytes apart, so the 8 rows a fragment load reads 16 bytes of
 // at once all start in the same bank: 8-way conflicts. 272 (528) bytes apart
-// they spread over all 32 banks, and A's rows of 80 bytes do the same. The
-// padding keeps every row 16-byte aligned (the copies) and every 16th row
-// 32-byte aligned (a fragment's start).
+// they spread over all 32 banks, and A's rows of 80 (or 144) bytes do the
+// same: any odd multiple of 16 bytes does. The padding keeps every row
+// 16-byte aligned (the copies) and every 16th row 32-byte aligned (a
+// fragment's start).
 constexpr int kPad = 8;
 // Block tiles are handed out in groups of this many rows of tiles, column
 // by column, so that the blocks running at once share their rows of A and
@@ -102,15 +105,26 @@ constexpr int kPad = 8;
 constexpr int kGroupRows = 16;
 
 // The shape of one configuration of the kernel: the block tile, the warps
-// over it, and the pipeline's depth.
-template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM>
+// over it, the pipeline's depth and step along K, and two schedules the
+// reference leaves off (the benchmark of the reference times them):
+// - PrefetchFragments: two sets of A and B fragments, so that those of the
+//   next 16 columns of K are loaded while the tensor cores multiply the
+//   current ones, across the step's barrier too (see the kernel);
+// - WholeTiles: where M, N and K are multiples of the block tile (and the
+//   copies 16 bytes), a kernel with no bounds checks at all: plain 16-byte
+//   copies and a plain store.
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM,
+          int BlockK = kDefaultBlockK, bool PrefetchFragments = false, bool WholeTiles = false>
 struct Tiling {
     static constexpr int kBlockM = BlockM;  // rows of C per block
     static constexpr int kBlockN = BlockN;  // columns of C per block
+    static constexpr int kBlockK = BlockK;  // columns of A (rows of B) per step of the K loop
     static constexpr int kWarpsM = WarpsM;  // warps down the block tile ...
     static constexpr int kWarpsN = WarpsN;  // ... and across
     static constexpr int kStages = Stages;  // shared buffers: the K steps in flight + the one multiplied
     static constexpr int kMinBlocksPerSM = MinBlocksPerSM;  // what __launch_bounds__ holds the registers to
+    static constexpr bool kPrefetchFragments = PrefetchFragments;
+    static constexpr bool kWholeTiles = WholeTiles;
     static constexpr int kThreads = kWarpsM * kWarpsN * kWarpSize;
     static constexpr int kWarpM = kBlockM / kWarpsM;    // rows of C per warp
     static constexpr int kWarpN = kBlockN / kWarpsN;    // columns of C per warp
@@ -124,6 +138,9 @@ struct Tiling {
     static constexpr int shared_bytes = kStages * (kAStage + kBStage) * static_cast<int>(sizeof(T));
 
     static_assert(kFragsM * kFragment * kWarpsM == kBlockM && kFragsN * kFragment * kWarpsN == kBlockN);
+    static_assert(kBlockK % kFragment == 0);
+    static_assert(!kPrefetchFragments || kBlockK / kFragment % 2 == 0,
+                  "the two sets of fragments alternate, and every step starts with the first");
     static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is multiplied");
     static_assert((kBlockM * kBlockK / kVector) % kThreads == 0 && (kBlockK * kBlockN / kVector) % kThreads == 0,
                   "every thread copies the same number of 16-byte chunks of each tile");
@@ -132,8 +149,8 @@ struct Tiling {
 };
 
 // The reference: 128 x 128 block tiles, 8 warps of 32 x 64 (2 x 4
-// fragments), 4 stages: 74 KiB of shared memory and at most 128 registers a
-// thread, so that two blocks (16 warps) share an SM.
+// fragments), 32 columns of K a step, 4 stages: 74 KiB of shared memory and
+// at most 128 registers a thread, so that two blocks (16 warps) share an SM.
 using DefaultTiling = Tiling<128, 128, 4, 2, 4, 2>;
 
 template <class T>
@@ -150,8 +167,10 @@ __device__ __forceinline__ T zero_value() {
 // multiple of 8 (`vectors`), a chunk of 8 values lies wholly inside or
 // wholly outside, and one outside is a copy that reads nothing and fills its
 // 16 bytes with zeros (zfill). Without, the values are loaded one at a time
-// and stored to the tile at once, an ordinary synchronous copy.
-template <int Threads, int Rows, int Cols, int Stride, class T>
+// and stored to the tile at once, an ordinary synchronous copy. Whole: the
+// tile lies inside the matrix and its rows are 16-byte copies (the caller
+// knows), so no chunk is checked.
+template <int Threads, int Rows, int Cols, int Stride, bool Whole = false, class T>
 __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows, int cols, int row0, int col0,
                                                 bool vectors) {
     // TODO: the tile holds Rows x Cols values, in chunks of kVector (8). The
@@ -163,7 +182,9 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows,
     // cols) is one __pipeline_memcpy_async(dst, src + row * cols + col, 16);
     // one outside is __pipeline_memcpy_async(dst, src, 16, 16), which reads
     // nothing and writes 16 zero bytes. Otherwise copy value by value,
-    // writing zero_value<T>() for each value outside the matrix.
+    // writing zero_value<T>() for each value outside the matrix. (Whole is
+    // true only in the benchmark's other configurations of the kernel, never
+    // in gemm_wmma's: you may leave it out.)
     (void)tile;
     (void)src;
     (void)rows;
@@ -175,11 +196,14 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows,
 
 // Vectors: 16-byte copies for both A and B, known at compile time (the
 // common case, and the fast path: no code for the other one); otherwise
-// vector_a and vector_b say, at run time.
-template <class Tile, class T, bool Vectors>
+// vector_a and vector_b say, at run time. Whole (only where the tiling asks
+// for it): besides, M, N and K are multiples of the block tile, so nothing
+// is checked against the edges.
+template <class Tile, class T, bool Vectors, bool Whole = false>
 __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     gemm_wmma_kernel(const T* A, const T* B, float* C, int M, int N, int K, bool vector_a, bool vector_b) {
     constexpr int kStages = Tile::kStages;
+    [[maybe_unused]] constexpr int kBlockK = Tile::kBlockK;
     // kStages A tiles, then kStages B tiles (dynamic: more than 48 KiB).
     extern __shared__ __align__(128) unsigned char shared_bytes[];
     T* const a_stages = reinterpret_cast<T*>(shared_bytes);
@@ -260,6 +284,10 @@ void launch_tiled(const T* A, const T* B, float* C, int M, int N, int K) {
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
         COURSE_CUDA_CHECK(cudaFuncSetAttribute(gemm_wmma_kernel<Tile, T, false>,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+        if constexpr (Tile::kWholeTiles) {
+            COURSE_CUDA_CHECK(cudaFuncSetAttribute(gemm_wmma_kernel<Tile, T, true, true>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+        }
         return true;
     }();
     (void)opted_in;
@@ -270,7 +298,12 @@ void launch_tiled(const T* A, const T* B, float* C, int M, int N, int K) {
     const bool vector_b = N % kVector == 0 && aligned(B);
     const dim3 grid(static_cast<unsigned>((N + Tile::kBlockN - 1) / Tile::kBlockN),
                     static_cast<unsigned>((M + Tile::kBlockM - 1) / Tile::kBlockM));
-    if (vector_a && vector_b) {
+    const bool whole = Tile::kWholeTiles && vector_a && vector_b && M % Tile::kBlockM == 0 &&
+                       N % Tile::kBlockN == 0 && K % Tile::kBlockK == 0;
+    if (whole) {
+        gemm_wmma_kernel<Tile, T, true, Tile::kWholeTiles>
+            <<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
+    } else if (vector_a && vector_b) {
         gemm_wmma_kernel<Tile, T, true><<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
     } else {
         gemm_wmma_kernel<Tile, T, false><<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);

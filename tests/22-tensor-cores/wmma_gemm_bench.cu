@@ -2,9 +2,9 @@
 // inputs, float C. Your gemm_wmma_simple and gemm_wmma (or the
 // reference's) on half and on bfloat16 inputs; the earlier, single-buffered
 // reference kernel on half (single_stage_gemm.cuh), the baseline of the
-// cp.async pipeline; for the reference only, the pipeline's two other
-// configurations (128 x 256 block tiles with 3 stages, and 128 x 128 with
-// 3 stages instead of 4), so that one run picks the best; cuBLAS SGEMM on the same
+// cp.async pipeline; for the reference only, other configurations of its
+// kernel (block and warp tiles, K step, stages, a kernel for whole tiles,
+// fragments prefetched), each labelled, so that one run picks the best; cuBLAS SGEMM on the same
 // values in float (FP32 units, no tensor cores: CUBLAS_PEDANTIC_MATH) for
 // comparison, and cuBLAS cublasGemmEx with half inputs, float output and
 // float compute (CUBLAS_COMPUTE_32F: tensor cores) last, the baseline the
@@ -27,17 +27,18 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #ifdef COURSE_BENCH_OF_REFERENCE
 namespace lesson22 {
-// Defined by the reference only (solutions/22-tensor-cores/wmma_gemm.cu): the
-// pipelined kernel with 128 x 256 block tiles and 3 stages, and with the
-// reference's 128 x 128 tiles but 3 stages instead of 4.
-void gemm_wmma_wide_tiles(const __half* A, const __half* B, float* C, int M, int N, int K);
-void gemm_wmma_three_stages(const __half* A, const __half* B, float* C, int M, int N, int K);
+// Defined by the reference only (solutions/22-tensor-cores/wmma_gemm.cu):
+// other configurations of its pipelined kernel, each a label that says what
+// it is and a launcher for half inputs.
+using TilingRun = std::pair<std::string, void (*)(const __half*, const __half*, float*, int, int, int)>;
+std::vector<TilingRun> other_tilings();
 }  // namespace lesson22
 #endif
 
@@ -154,13 +155,12 @@ int main(int argc, char** argv) {
          true},
     };
 #ifdef COURSE_BENCH_OF_REFERENCE
-    variants.insert(
-        variants.begin() + 4,
-        {{"reference gemm_wmma, 128 x 256 tiles, 3 stages (other configuration), half",
-          [&](int s) { lesson22::gemm_wmma_wide_tiles(ha[s].data(), hb[s].data(), c[s].data(), n, n, n); }, false},
-         {"reference gemm_wmma, 128 x 128 tiles, 3 stages (other configuration), half",
-          [&](int s) { lesson22::gemm_wmma_three_stages(ha[s].data(), hb[s].data(), c[s].data(), n, n, n); },
-          false}});
+    for (const lesson22::TilingRun& tiling : lesson22::other_tilings()) {
+        const auto run = tiling.second;
+        variants.insert(variants.end() - 2,
+                        {"reference gemm_wmma, " + tiling.first + " (other configuration), half",
+                         [&, run](int s) { run(ha[s].data(), hb[s].data(), c[s].data(), n, n, n); }, false});
+    }
 #endif
 
     for (const Variant& v : variants) {
