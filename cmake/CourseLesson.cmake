@@ -403,6 +403,14 @@ function(course_lesson NN slug)
     list(APPEND checked_only_mutants ${mutants})
     set(mutants "")
   endif()
+  # A second compiler's tree (COURSE_CHECK_SCOPE compiler) builds no mutant:
+  # that the tests reject each one is a property of the tests, shown by the
+  # first tree; the second shows that its compiler builds and passes the
+  # solution and builds the starter the student starts from.
+  if(COURSE_CHECK_SCOPE STREQUAL "compiler")
+    set(mutants "")
+    set(checked_only_mutants "")
+  endif()
   foreach(mutant IN LISTS mutants checked_only_mutants)
     get_filename_component(name "${mutant}" NAME_WE)
     set(generated "${CMAKE_CURRENT_BINARY_DIR}/mutants/${key}/${name}/${edited_name}")
