@@ -34,6 +34,8 @@
 //   course_report build-status FILE                 the lessons FILE says did not build, one a line
 //   course_report check-pages DIR                   README.md's lesson table, each lesson page's
 //                                                   title and the lesson map agree with the manifest
+//   course_report ctest-junit FILE                  a CTest run's counts and SKIP lines, from the
+//                                                   JUnit file it wrote (./course check)
 //
 // The list decides what is graded: a test case of the list without a passed
 // result is a failure, never left out. A failure's explanation is the
@@ -922,10 +924,74 @@ int check_pages(const std::string& build_dir) {
     return 0;
 }
 
+// The value of attribute NAME in an XML start tag (the text from '<' to
+// '>'), unescaped; "" when the tag has none.
+std::string xml_attribute(const std::string& tag, const std::string& name) {
+    for (std::size_t at = tag.find(name + "=\""); at != std::string::npos; at = tag.find(name + "=\"", at + 1)) {
+        if (at == 0 || !std::isspace(static_cast<unsigned char>(tag[at - 1]))) continue;
+        const std::size_t start = at + name.size() + 2, end = tag.find('"', start);
+        if (end == std::string::npos) return "";
+        return course_tools::xml_unescape(tag.substr(start, end - start));
+    }
+    return "";
+}
+
+// `course_report ctest-junit FILE`: what the JUnit file CTest wrote
+// (ctest --output-junit) says of a run, read from its test cases rather than
+// from CTest's printed summary, whose wording changes between CTest
+// versions. Prints the "SKIP: " lines of the tests that passed (what they
+// left untested), a "failed: NAME" line per failed test, then
+// "P passed, F failed, N not run". Exit status: 0 when every test ran and
+// passed or was not run by design (a skip), 1 when one failed, 2 when the
+// file is missing or holds no test case.
+int ctest_junit(const std::string& path) {
+    const std::string xml = read_file(path);
+    if (xml.find("<testsuite") == std::string::npos) {
+        std::cerr << "course_report: " << path << " is not a CTest JUnit file (or is missing)\n";
+        return 2;
+    }
+    int passed = 0, not_run = 0;
+    std::vector<std::string> failed, skips;
+    for (std::size_t at = xml.find("<testcase"); at != std::string::npos; at = xml.find("<testcase", at + 1)) {
+        const std::size_t tag_end = xml.find('>', at);
+        if (tag_end == std::string::npos) break;
+        const std::string tag = xml.substr(at, tag_end - at + 1);
+        std::string body;
+        if (tag.size() < 2 || tag[tag.size() - 2] != '/') {
+            const std::size_t close = xml.find("</testcase>", tag_end);
+            body = xml.substr(tag_end + 1, close == std::string::npos ? std::string::npos : close - tag_end - 1);
+        }
+        const std::string status = xml_attribute(tag, "status"), name = xml_attribute(tag, "name");
+        if (status == "run") {
+            ++passed;
+            const std::size_t out = body.find("<system-out>"), out_end = body.find("</system-out>");
+            if (out == std::string::npos || out_end == std::string::npos || out_end < out) continue;
+            std::istringstream lines(course_tools::xml_unescape(body.substr(out + 12, out_end - out - 12)));
+            for (std::string line; std::getline(lines, line);) {
+                if (line.rfind("SKIP: ", 0) == 0) skips.push_back(line);
+            }
+        } else if (status == "notrun" || status == "disabled") {
+            ++not_run;
+        } else {
+            failed.push_back(name + (status == "fail" ? "" : " (status " + status + ")"));
+        }
+    }
+    const int total = passed + not_run + static_cast<int>(failed.size());
+    if (total == 0) {
+        std::cerr << "course_report: " << path << " holds no test case: no test ran\n";
+        return 2;
+    }
+    for (const std::string& line : skips) std::cout << line << "\n";
+    for (const std::string& name : failed) std::cout << "failed: " << name << "\n";
+    std::cout << passed << " passed, " << failed.size() << " failed, " << not_run << " not run\n";
+    return failed.empty() ? 0 : 1;
+}
+
 int run_command(const std::string& command, const std::vector<std::string>& args) {
     try {
         if (command == "manifest") return manifest_command(args);
         if (command == "check-pages" && args.size() == 1) return check_pages(args[0]);
+        if (command == "ctest-junit" && args.size() == 1) return ctest_junit(args[0]);
         if (command == "build-error" && args.size() == 1) {
             // One line of the build status, the message read from stdin.
             std::ostringstream message;
@@ -945,7 +1011,8 @@ int run_command(const std::string& command, const std::vector<std::string>& args
     std::cerr << "usage: course_report manifest DIR lessons | lesson NN KEY | configuration KEY\n"
                  "       course_report build-error NN < MESSAGE\n"
                  "       course_report build-status FILE\n"
-                 "       course_report check-pages DIR\n";
+                 "       course_report check-pages DIR\n"
+                 "       course_report ctest-junit FILE\n";
     return 2;
 }
 
@@ -968,7 +1035,7 @@ int main(int argc, char** argv) {
     if (argc >= 2) {
         const std::string command = argv[1];
         if (command == "manifest" || command == "build-error" || command == "build-status" ||
-            command == "check-pages") {
+            command == "check-pages" || command == "ctest-junit") {
             return run_command(command, std::vector<std::string>(argv + 2, argv + argc));
         }
     }
