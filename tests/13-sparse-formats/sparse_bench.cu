@@ -71,7 +71,8 @@ Candidate candidate() {
     label += ", " + std::to_string(kRows) + (kRows == 1 ? " row" : " rows") + " in flight";
     label += kLoads == Loads::kStreaming   ? ", matrix __ldcs"
              : kLoads == Loads::kReadOnlyX ? ", matrix __ldcs, x __ldg"
-                                           : ", plain loads";
+             : kLoads == Loads::kPlain     ? ", plain loads"
+                                           : ", matrix L1 no-allocate + L2 evict-first, x L2 evict-last";
     if (kMinBlocks > 1) label += ", at least " + std::to_string(kMinBlocks) + " blocks an SM";
     return {label, &lesson13::candidates::csr_spmv<kVector, kOrder, kRows, kLoads, kMinBlocks>};
 }
@@ -346,6 +347,8 @@ int main(int argc, char** argv) {
         candidate<4, RowOrder::kGridStride, 4, Loads::kStreaming, 4>(),
         candidate<4, RowOrder::kGridStride, 2, Loads::kReadOnlyX>(),
         candidate<4, RowOrder::kGridStride, 2, Loads::kPlain>(),
+        candidate<1, RowOrder::kWarpRuns, 1, Loads::kL2Hints>(),
+        candidate<4, RowOrder::kGridStride, 2, Loads::kL2Hints>(),
     };
     for (const Candidate& c : candidates) {
         const auto run = [&](int) {

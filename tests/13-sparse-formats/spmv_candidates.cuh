@@ -27,7 +27,10 @@
 /// - `kLoads`: the cache hints. kStreaming: the matrix through __ldcs
 ///   (evict first: it is read once, x is gathered by every row), x plain
 ///   (the reference's). kReadOnlyX: the same with x through __ldg (the
-///   read-only path, ld.global.nc). kPlain: every load plain.
+///   read-only path, ld.global.nc). kPlain: every load plain. kL2Hints:
+///   PTX cache hints (sm_80 on): the matrix not allocated in L1 and evicted
+///   first from L2, x evicted last from L2 (createpolicy), so that the
+///   stream of the matrix neither takes L1 from x nor pushes x out of L2.
 /// - `kMinBlocks`: __launch_bounds__'s minimum of resident blocks per SM
 ///   (1: the compiler's choice of registers). More rows in flight take
 ///   more registers, so fewer warps: 4 rows of 4 entries take 79 registers
@@ -59,7 +62,7 @@ namespace lesson13::candidates {
 enum class RowOrder { kWarpRuns, kGridStride };
 
 /// @brief The cache hints of the loads (see the file's comment).
-enum class Loads { kStreaming, kReadOnlyX, kPlain };
+enum class Loads { kStreaming, kReadOnlyX, kPlain, kL2Hints };
 
 namespace detail {
 
@@ -85,11 +88,78 @@ struct Pack<4> {
     using Floats = float4;
 };
 
+// Loads::kL2Hints: the matrix's loads (no L1 allocation, L2 evict first)
+// and x's (L2 evict last), in PTX; plain loads where there is no PTX (the
+// emulator, nvcc's host pass).
+#if defined(__CUDA_ARCH__)
+__device__ std::uint64_t l2_evict_first() {
+    std::uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    return policy;
+}
+__device__ std::uint64_t l2_evict_last() {
+    std::uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    return policy;
+}
+__device__ int load_hinted(const int* p) {
+    int v;
+    asm("ld.global.L1::no_allocate.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(l2_evict_first()));
+    return v;
+}
+__device__ float load_hinted(const float* p) {
+    float v;
+    asm("ld.global.L1::no_allocate.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(l2_evict_first()));
+    return v;
+}
+__device__ int2 load_hinted(const int2* p) {
+    int2 v;
+    asm("ld.global.L1::no_allocate.L2::cache_hint.v2.b32 {%0, %1}, [%2], %3;"
+        : "=r"(v.x), "=r"(v.y)
+        : "l"(p), "l"(l2_evict_first()));
+    return v;
+}
+__device__ float2 load_hinted(const float2* p) {
+    float2 v;
+    asm("ld.global.L1::no_allocate.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;"
+        : "=f"(v.x), "=f"(v.y)
+        : "l"(p), "l"(l2_evict_first()));
+    return v;
+}
+__device__ int4 load_hinted(const int4* p) {
+    int4 v;
+    asm("ld.global.L1::no_allocate.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p), "l"(l2_evict_first()));
+    return v;
+}
+__device__ float4 load_hinted(const float4* p) {
+    float4 v;
+    asm("ld.global.L1::no_allocate.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(p), "l"(l2_evict_first()));
+    return v;
+}
+__device__ float load_x_hinted(const float* p) {
+    float v;
+    asm("ld.global.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(l2_evict_last()));
+    return v;
+}
+#else
+template <typename T>
+__device__ T load_hinted(const T* p) {
+    return *p;
+}
+__device__ inline float load_x_hinted(const float* p) { return *p; }
+#endif
+
 // A load of the matrix (read once).
 template <Loads kLoads, typename T>
 __device__ T load_matrix(const T* p) {
     if constexpr (kLoads == Loads::kPlain) {
         return *p;
+    } else if constexpr (kLoads == Loads::kL2Hints) {
+        return load_hinted(p);
     } else {
         return __ldcs(p);
     }
@@ -100,6 +170,8 @@ template <Loads kLoads>
 __device__ float load_x(const float* x, int col) {
     if constexpr (kLoads == Loads::kReadOnlyX) {
         return __ldg(&x[col]);
+    } else if constexpr (kLoads == Loads::kL2Hints) {
+        return load_x_hinted(&x[col]);
     } else {
         return x[col];
     }
