@@ -59,16 +59,16 @@ void gemm_wmma_simple(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, 
 /// @brief C = A·B for any M, N, K (the graded task): block tiles staged in
 /// shared memory, a register block of accumulator fragments per warp.
 ///
-/// The reference: blocks of 256 threads (8 warps) each compute a 128 x 128
-/// tile of C, walking along K 32 at a time. Each step's 128 x 32 tile of A
-/// and 32 x 128 tile of B are copied into one of 4 stages in shared memory
+/// The reference: blocks of 256 threads (8 warps) each compute a 128 x 256
+/// tile of C, walking along K 64 at a time. Each step's 128 x 64 tile of A
+/// and 64 x 256 tile of B are copied into one of 3 stages in shared memory
 /// by asynchronous 16-byte copies (`__pipeline_memcpy_async` from
 /// `<cuda_pipeline.h>`, cp.async; zero-filled outside the matrices; rows
-/// padded by 16 bytes against bank conflicts), three steps ahead of the one
+/// padded by 16 bytes against bank conflicts), two steps ahead of the one
 /// multiplied: each step waits for its own copies, meets the other threads
 /// at one barrier, starts the copies of a later step into the stage the
-/// previous step used, and each warp multiplies its 32 x 64 part: 2 x 4
-/// accumulator fragments kept in registers for the whole K loop, 2 fragments
+/// previous step used, and each warp multiplies its 64 x 64 part: 4 x 4
+/// accumulator fragments kept in registers for the whole K loop, 4 fragments
 /// of A and 4 of B loaded per 16 columns of the tile. Fragments inside C are
 /// stored straight to C; those on its edges go through a small shared buffer
 /// and are copied element by element, inside C only.

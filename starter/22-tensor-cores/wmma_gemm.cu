@@ -8,7 +8,7 @@
 // Order that works: gemm_wmma_simple_kernel (one warp, one 16 x 16 tile of
 // C, fragments from global memory), then gemm_wmma_kernel: load_tile_async
 // (a tile of A or B copied into shared memory with __pipeline_memcpy_async,
-// zeros outside the matrix), the warp's 2 x 4 register block of
+// zeros outside the matrix), the warp's 4 x 4 register block of
 // accumulators, the pipelined K loop with its one barrier per step, and the
 // store. The launchers, which check the arguments, opt in to the shared
 // memory and pick the grid, are given.
@@ -89,12 +89,11 @@ void launch_simple(const T* A, const T* B, float* C, int M, int N, int K) {
 
 // ---------------------------------------------------------------- block tiles, a cp.async pipeline
 
-constexpr int kDefaultBlockK = 32;  // columns of A (rows of B) per step of the K loop
 constexpr int kVector = 8;          // 16-bit values per 16-byte copy
 // Rows padded by 8 values (16 bytes). Unpadded, the rows of the B tile are
-// 256 (or 512) bytes apart, so the 8 rows a fragment load reads 16 bytes of
-// at once all start in the same bank: 8-way conflicts. 272 (528) bytes apart
-// they spread over all 32 banks, and A's rows of 80 (or 144) bytes do the
+// 512 (or 256) bytes apart, so the 8 rows a fragment load reads 16 bytes of
+// at once all start in the same bank: 8-way conflicts. 528 (272) bytes apart
+// they spread over all 32 banks, and A's rows of 144 (or 80) bytes do the
 // same: any odd multiple of 16 bytes does. The padding keeps every row
 // 16-byte aligned (the copies) and every 16th row 32-byte aligned (a
 // fragment's start).
@@ -105,16 +104,8 @@ constexpr int kPad = 8;
 constexpr int kGroupRows = 16;
 
 // The shape of one configuration of the kernel: the block tile, the warps
-// over it, the pipeline's depth and step along K, and two schedules the
-// reference leaves off (the benchmark of the reference times them):
-// - PrefetchFragments: two sets of A and B fragments, so that those of the
-//   next 16 columns of K are loaded while the tensor cores multiply the
-//   current ones, across the step's barrier too (see the kernel);
-// - WholeTiles: where M, N and K are multiples of the block tile (and the
-//   copies 16 bytes), a kernel with no bounds checks at all: plain 16-byte
-//   copies and a plain store.
-template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM,
-          int BlockK = kDefaultBlockK, bool PrefetchFragments = false, bool WholeTiles = false>
+// over it, the pipeline's depth and its step along K.
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM, int BlockK>
 struct Tiling {
     static constexpr int kBlockM = BlockM;  // rows of C per block
     static constexpr int kBlockN = BlockN;  // columns of C per block
@@ -123,8 +114,6 @@ struct Tiling {
     static constexpr int kWarpsN = WarpsN;  // ... and across
     static constexpr int kStages = Stages;  // shared buffers: the K steps in flight + the one multiplied
     static constexpr int kMinBlocksPerSM = MinBlocksPerSM;  // what __launch_bounds__ holds the registers to
-    static constexpr bool kPrefetchFragments = PrefetchFragments;
-    static constexpr bool kWholeTiles = WholeTiles;
     static constexpr int kThreads = kWarpsM * kWarpsN * kWarpSize;
     static constexpr int kWarpM = kBlockM / kWarpsM;    // rows of C per warp
     static constexpr int kWarpN = kBlockN / kWarpsN;    // columns of C per warp
@@ -139,8 +128,6 @@ struct Tiling {
 
     static_assert(kFragsM * kFragment * kWarpsM == kBlockM && kFragsN * kFragment * kWarpsN == kBlockN);
     static_assert(kBlockK % kFragment == 0);
-    static_assert(!kPrefetchFragments || kBlockK / kFragment % 2 == 0,
-                  "the two sets of fragments alternate, and every step starts with the first");
     static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is multiplied");
     static_assert((kBlockM * kBlockK / kVector) % kThreads == 0 && (kBlockK * kBlockN / kVector) % kThreads == 0,
                   "every thread copies the same number of 16-byte chunks of each tile");
@@ -148,10 +135,14 @@ struct Tiling {
     static_assert(kWarpsM * kWarpsN * kFragment * kFragment * 4 <= kStages * (kAStage + kBStage) * 2);
 };
 
-// The reference: 128 x 128 block tiles, 8 warps of 32 x 64 (2 x 4
-// fragments), 32 columns of K a step, 4 stages: 74 KiB of shared memory and
-// at most 128 registers a thread, so that two blocks (16 warps) share an SM.
-using DefaultTiling = Tiling<128, 128, 4, 2, 4, 2>;
+// The reference: 128 x 256 block tiles, 8 warps of 64 x 64 (4 x 4
+// fragments, 128 accumulator registers a thread), 64 columns of K a step,
+// 3 stages: 153 KiB of shared memory, one block (8 warps) an SM, and up to
+// 255 registers a thread. Per 16 columns of K a warp loads 8 fragments for
+// 16 products (a 32 x 64 warp tile loads 6 for 8), and a step of 64
+// columns needs one wait and one barrier where steps of 32 need two: the
+// fastest of the configurations measured on an H100 (see the lesson's page).
+using DefaultTiling = Tiling<128, 256, 2, 4, 3, 1, 64>;
 
 template <class T>
 __device__ __forceinline__ T zero_value() {
@@ -170,7 +161,7 @@ __device__ __forceinline__ T zero_value() {
 // and stored to the tile at once, an ordinary synchronous copy. Whole: the
 // tile lies inside the matrix and its rows are 16-byte copies (the caller
 // knows), so no chunk is checked.
-template <int Threads, int Rows, int Cols, int Stride, bool Whole = false, class T>
+template <int Threads, int Rows, int Cols, int Stride, bool Whole, class T>
 __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows, int cols, int row0, int col0,
                                                 bool vectors) {
     // TODO: the tile holds Rows x Cols values, in chunks of kVector (8). The
@@ -182,9 +173,9 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows,
     // cols) is one __pipeline_memcpy_async(dst, src + row * cols + col, 16);
     // one outside is __pipeline_memcpy_async(dst, src, 16, 16), which reads
     // nothing and writes 16 zero bytes. Otherwise copy value by value,
-    // writing zero_value<T>() for each value outside the matrix. (Whole is
-    // true only in the benchmark's other configurations of the kernel, never
-    // in gemm_wmma's: you may leave it out.)
+    // writing zero_value<T>() for each value outside the matrix. Where Whole
+    // is true every chunk lies inside and may be copied without a check
+    // (the fast path of whole block tiles); the checked copy is right too.
     (void)tile;
     (void)src;
     (void)rows;
@@ -196,9 +187,9 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int rows,
 
 // Vectors: 16-byte copies for both A and B, known at compile time (the
 // common case, and the fast path: no code for the other one); otherwise
-// vector_a and vector_b say, at run time. Whole (only where the tiling asks
-// for it): besides, M, N and K are multiples of the block tile, so nothing
-// is checked against the edges.
+// vector_a and vector_b say, at run time. Whole: besides, M, N and K are
+// multiples of the block tile (the launcher checks), so nothing is checked
+// against the edges: plain 16-byte copies and a plain store.
 template <class Tile, class T, bool Vectors, bool Whole = false>
 __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     gemm_wmma_kernel(const T* A, const T* B, float* C, int M, int N, int K, bool vector_a, bool vector_b) {
@@ -227,28 +218,30 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     [[maybe_unused]] const int block_col = in_group / rows_in_group * Tile::kBlockN;
 
     // TODO 1: the warp's place in the block tile: warp_row = warp /
-    // Tile::kWarpsN (0 .. 3), warp_col = warp % Tile::kWarpsN (0 .. 1). It
+    // Tile::kWarpsN (0 .. 1), warp_col = warp % Tile::kWarpsN (0 .. 3). It
     // owns rows warp_row * Tile::kWarpM ... of the block tile and columns
     // warp_col * Tile::kWarpN ...
     //
-    // TODO 2: its register block, Tile::kFragsM x Tile::kFragsN accumulator
-    // fragments (float), each set to 0.
+    // TODO 2: its register block, Tile::kFragsM x Tile::kFragsN (4 x 4)
+    // accumulator fragments (float), each set to 0.
     //
     // TODO 3: the pipeline. load_stage(stage, t) would call load_tile_async
-    // for the 128 x 32 tile of A at (block_row, t * kBlockK) into a_stages +
-    // stage * Tile::kAStage (row length Tile::kAStride; 16-byte copies
-    // where Vectors || vector_a), and the 32 x 128 tile of B at (t * kBlockK,
-    // block_col) into b_stages + stage * Tile::kBStage (Tile::kBStride;
-    // Vectors || vector_b). k_tiles = K / kBlockK rounded up. First, for s = 0 .. kStages - 2: load_stage(s, s) if s < k_tiles,
-    // then __pipeline_commit() (always: one batch per step). Then for each t:
-    // __pipeline_wait_prior(kStages - 2) (your copies of step t have landed),
-    // __syncthreads() (everyone's have, and every warp is done with step
-    // t - 1), load_stage of step t + kStages - 1 (if < k_tiles) into the
-    // stage step t - 1 used, __pipeline_commit(); then multiply stage t %
-    // kStages: for kk = 0, 16, the kFragsM fragments of A at a_tile +
-    // (warp_row * kWarpM + i * 16) * kAStride + kk (ldm kAStride), the kFragsN
-    // of B at b_tile + kk * kBStride + warp_col * kWarpN + j * 16 (ldm
-    // kBStride), and mma_sync every pair into acc[i][j].
+    // (passing Whole on) for the 128 x 64 tile of A at (block_row, t *
+    // kBlockK) into a_stages + stage * Tile::kAStage (row length
+    // Tile::kAStride; 16-byte copies where Vectors || vector_a), and the 64 x
+    // 256 tile of B at (t * kBlockK, block_col) into b_stages + stage *
+    // Tile::kBStage (Tile::kBStride; Vectors || vector_b). k_tiles = K /
+    // kBlockK rounded up. First, for s = 0 .. kStages - 2: load_stage(s, s)
+    // if s < k_tiles, then __pipeline_commit() (always: one batch per step).
+    // Then for each t: __pipeline_wait_prior(kStages - 2) (your copies of
+    // step t have landed), __syncthreads() (everyone's have, and every warp
+    // is done with step t - 1), load_stage of step t + kStages - 1 (if <
+    // k_tiles) into the stage step t - 1 used, __pipeline_commit(); then
+    // multiply stage t % kStages: for kk = 0, 16, 32, 48, the kFragsM
+    // fragments of A at a_tile + (warp_row * kWarpM + i * 16) * kAStride +
+    // kk (ldm kAStride), the kFragsN of B at b_tile + kk * kBStride +
+    // warp_col * kWarpN + j * 16 (ldm kBStride), and mma_sync every pair
+    // into acc[i][j].
     //
     // TODO 4: drain the pipeline (__pipeline_wait_prior(0)) and
     // __syncthreads(): the stages become the warps' edge buffers, edge =
@@ -258,7 +251,7 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     // wholly inside C, with N % 4 == 0, goes straight to C + row * N + col
     // (ldm N); any other is stored to edge (ldm 16), then, after __syncwarp(),
     // the warp's lanes copy the values with row < M and column < N to C, and
-    // __syncwarp() again.
+    // __syncwarp() again. (Where Whole is true every fragment lies inside C.)
     (void)A;
     (void)B;
     (void)C;
@@ -284,10 +277,8 @@ void launch_tiled(const T* A, const T* B, float* C, int M, int N, int K) {
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
         COURSE_CUDA_CHECK(cudaFuncSetAttribute(gemm_wmma_kernel<Tile, T, false>,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
-        if constexpr (Tile::kWholeTiles) {
-            COURSE_CUDA_CHECK(cudaFuncSetAttribute(gemm_wmma_kernel<Tile, T, true, true>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
-        }
+        COURSE_CUDA_CHECK(cudaFuncSetAttribute(gemm_wmma_kernel<Tile, T, true, true>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
         return true;
     }();
     (void)opted_in;
@@ -298,11 +289,12 @@ void launch_tiled(const T* A, const T* B, float* C, int M, int N, int K) {
     const bool vector_b = N % kVector == 0 && aligned(B);
     const dim3 grid(static_cast<unsigned>((N + Tile::kBlockN - 1) / Tile::kBlockN),
                     static_cast<unsigned>((M + Tile::kBlockM - 1) / Tile::kBlockM));
-    const bool whole = Tile::kWholeTiles && vector_a && vector_b && M % Tile::kBlockM == 0 &&
-                       N % Tile::kBlockN == 0 && K % Tile::kBlockK == 0;
+    // Whole block tiles (the benchmark's 4096³, and most shapes a model
+    // multiplies): the kernel without any check against the edges.
+    const bool whole = vector_a && vector_b && M % Tile::kBlockM == 0 && N % Tile::kBlockN == 0 &&
+                       K % Tile::kBlockK == 0;
     if (whole) {
-        gemm_wmma_kernel<Tile, T, true, Tile::kWholeTiles>
-            <<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
+        gemm_wmma_kernel<Tile, T, true, true><<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
     } else if (vector_a && vector_b) {
         gemm_wmma_kernel<Tile, T, true><<<grid, Tile::kThreads, kShared>>>(A, B, C, M, N, K, vector_a, vector_b);
     } else {

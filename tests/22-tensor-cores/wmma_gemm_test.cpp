@@ -49,7 +49,7 @@ std::string describe(Shape s) {
 }
 
 constexpr std::size_t kGuard = 64;  // floats after C's M * N that must stay untouched
-constexpr int kReferenceTileK = 32;  // the reference's step along K (for the messages)
+constexpr int kReferenceTileK = 64;  // the reference's step along K (for the messages)
 
 struct Inputs {
     std::vector<float> A, B;  // values the format holds exactly
@@ -150,7 +150,7 @@ std::string likely_cause(Implementation which, Format f, Shape s, const Inputs& 
             return out.str();
         }
     }
-    // Only the first 16 of each 32 columns of A (rows of B) were multiplied.
+    // Only the first 16 of each step's columns of A (rows of B) were multiplied.
     if (s.K > 16) {
         double first_halves = 0.0;
         for (std::size_t k = 0; k < static_cast<std::size_t>(s.K); ++k) {
@@ -159,7 +159,8 @@ std::string likely_cause(Implementation which, Format f, Shape s, const Inputs& 
             }
         }
         if (std::fabs(got - first_halves) <= allowed && std::fabs(first_halves - exact) > allowed) {
-            out << "C[" << i << "][" << j << "] is the sum over the first 16 of every 32 columns of A (rows of B): "
+            out << "C[" << i << "][" << j << "] is the sum over the first 16 of every " << kReferenceTileK
+                << " columns of A (rows of B): "
                 << "the loop over a tile's 16-column steps runs once. It must cover the whole tile: kk = 0, 16, ... "
                    "< kBlockK.\n";
             return out.str();
@@ -195,8 +196,8 @@ std::string likely_cause(Implementation which, Format f, Shape s, const Inputs& 
            "refilled at step t is the one step t - 1 read, for step t + kStages - 1), or the fragments' layouts "
            "do not match memory (A and B are row-major: wmma::row_major), or ldm is not the distance between "
            "rows in memory (the padded tile's row length in shared memory, K for A and N for B in global "
-           "memory: 16 only for a 16-wide array), or a warp's fragments do not index its own rows (warp / 2) "
-           "and columns (warp % 2), or an accumulator does not start at 0 (wmma::fill_fragment(acc, 0.0f)) "
+           "memory: 16 only for a 16-wide array), or a warp's fragments do not index its own rows (warp / 4) "
+           "and columns (warp % 4), or an accumulator does not start at 0 (wmma::fill_fragment(acc, 0.0f)) "
            "before the K loop.";
     if (f == Format::bfloat16) {
         out << " If half inputs pass and bfloat16 fails: the bfloat16 overload must run the bfloat16 kernel (the "
@@ -217,8 +218,8 @@ course::Comparison check(Implementation which, Format f, Shape s, const Inputs& 
     ctx.hint_if_untouched =
         which == Implementation::simple
             ? "Every 16 x 16 tile of C needs a warp that stores it (M / 16 x N / 16 warps), also when K = 0."
-            : "Every element of C must be stored: a grid of ceil(N / 128) x ceil(M / 128) blocks, warps whose "
-              "indices (warp_row = warp / 2, warp_col = warp % 2) cover the block's 4 x 2 warp tiles once each, "
+            : "Every element of C must be stored: a grid of ceil(N / 256) x ceil(M / 128) blocks, warps whose "
+              "indices (warp_row = warp / 4, warp_col = warp % 4) cover the block's 2 x 4 warp tiles once each, "
               "and fragments on C's edges copied element by element (through shared memory) inside C. Also "
               "when K = 0: C is then all zeros.";
     course::Comparison result = course::compare(
@@ -290,11 +291,11 @@ TEST_CASE("gemm_wmma_simple gives the CPU's product on multiples of 16, half and
 }
 
 TEST_CASE("gemm_wmma gives the CPU's product on multiples of 16 and on whole block tiles", "[22]") {
-    // Whole 128 x 128 block tiles (C stored straight from the fragments),
-    // shapes smaller than one block tile, and 256 x 256 with K = 320: whole
-    // 128 x 256 and 256 x 128 tiles too, with more K steps of 32 or 64 than
-    // stages (the benchmark's other configurations of the reference, which
-    // may become it).
+    // Shapes smaller than one 128 x 256 block tile; 128 x 128 x 64 and
+    // 256 x 128 x 32, whose fragments are all stored straight to C but whose
+    // block tiles reach past N (and K); and 256 x 256 x 320: whole block
+    // tiles, 5 K steps of 64 through 3 stages, which gemm_wmma runs with
+    // its kernel for whole tiles (no bounds checks).
     const Shape shape = GENERATE(Shape{16, 16, 16}, Shape{32, 48, 64}, Shape{128, 128, 64}, Shape{256, 128, 32},
                                  Shape{256, 256, 320});
     const Format f = GENERATE(from_range(std::begin(kFormats), std::end(kFormats)));
@@ -313,13 +314,14 @@ TEST_CASE("gemm_wmma zero-fills the edges of shapes that are no multiple of 16",
 }
 
 TEST_CASE("gemm_wmma accumulates over a K far longer than a tile", "[22]") {
-    // More K steps than the pipeline has stages, each stage refilled many
-    // times: with 16-byte copies (K = 1024, and 1000: a partial last step,
-    // its chunks past K zero-filled, where a stage refilled many times holds
-    // an earlier step's values; M, N and K all multiples of 8, so that the
-    // 16-byte path is the one taken), and with values copied one at a time
-    // (K = 199, no multiple of 8: 7 steps, the slow path kept short).
-    const Shape shape = GENERATE(Shape{16, 16, 1024}, Shape{24, 40, 1000}, Shape{33, 17, 199});
+    // More K steps than the pipeline has stages, each stage refilled
+    // several times: with 16-byte copies (K = 512, 8 steps of 64 through 3
+    // stages, and 488: a partial last step, its chunks past K zero-filled,
+    // where a stage refilled several times holds an earlier step's values;
+    // M, N and K all multiples of 8, so that the 16-byte path is the one
+    // taken), and with values copied one at a time (K = 199, no multiple of
+    // 8: 4 steps, the slow path kept short).
+    const Shape shape = GENERATE(Shape{16, 16, 512}, Shape{24, 40, 488}, Shape{33, 17, 199});
     const Format f = GENERATE(from_range(std::begin(kFormats), std::end(kFormats)));
     require_product(Implementation::tiled, f, shape);
 }
