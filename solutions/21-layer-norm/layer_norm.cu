@@ -85,12 +85,9 @@ __device__ Stats warp_merge(Stats s) {
 // the left: the two compute the same thing from the same inputs, and after
 // the 5 steps all 32 lanes hold bit-identical statistics without the
 // broadcast warp_merge needs. (Any order of the offsets would do.)
-// kLanes = 16 merges each half of the warp on its own (offsets 1 to 8 never
-// cross the halves): two rows' statistics at once, one per half.
-template <int kLanes = 32>
 __device__ Stats warp_allmerge(Stats s) {
     const int lane = threadIdx.x % 32;
-    for (int offset = 1; offset < kLanes; offset *= 2) {
+    for (int offset = 1; offset < 32; offset *= 2) {
         const Stats other{__shfl_xor_sync(kFullMask, s.count, offset), __shfl_xor_sync(kFullMask, s.mean, offset),
                           __shfl_xor_sync(kFullMask, s.m2, offset)};
         s = (lane & offset) ? merge(other, s) : merge(s, other);
@@ -105,7 +102,9 @@ __device__ Stats warp_allmerge(Stats s) {
 // float). Loads go through the read-only path; stores are plain. With
 // kStreaming, a kernel that touches each value of x and y once marks its
 // loads and stores evict-first (__ldcs, __stcs: the caches keep what is
-// reused, gamma and beta, rather than the stream going past).
+// reused, gamma and beta, rather than the stream going past). The launcher
+// asks for it for halves, where it measured faster (see the lesson's
+// measured results); floats keep the plain loads and stores.
 template <class T>
 struct Vec;
 
@@ -373,43 +372,34 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
 }
 
 // Warp w of block b normalises rows b * kWarps + w, then kWarps * gridDim.x
-// rows further, ...: a warp per row, kWarps rows per block at a time. With
-// kLanes = 16, a half-warp per row instead: warp w takes rows 2 (b * kWarps
-// + w) and the next, one per half, both merged by the same shuffles.
+// rows further, ...: a warp per row, kWarps rows per block at a time.
 //
-// A row of up to kLanes * kPerLane values fits in its lanes' registers,
+// A row of up to 32 * kPerLane values fits in the warp's registers,
 // kPerLane per lane, so it is read from memory once and never again: no
 // second pass over memory, no shared memory, no block barrier (the warp's
 // shuffles are all the communication a row needs). When kVectorized, lane
-// `lane` holds the vectors lane, lane + kLanes, lane + 2 kLanes, ... of the
-// row as loaded (halves stay halves: 4 registers per 8 values), consecutive
-// lanes reading consecutive 16 bytes; otherwise the values lane, lane +
-// kLanes, ... one at a time, as floats. Values past the row's end are neither
-// loaded nor counted. kStreaming: x and y evict-first (see Vec).
+// `lane` holds the vectors lane, lane + 32, lane + 64, ... of the row as
+// loaded (halves stay halves: 4 registers per 8 values), consecutive lanes
+// reading consecutive 16 bytes; otherwise the values lane, lane + 32, ...
+// one at a time, as floats. Values past the row's end are neither loaded
+// nor counted. kStreaming: x and y evict-first (see Vec).
 //
 // kMinBlocks blocks must fit on an SM: it caps the registers a thread may
 // take (65536 / (kMinBlocks * kWarps * 32)). Left free, the compiler spends
 // registers on hoisting every load of a row (up to 92 for 32 floats a lane)
 // and halves the warps an SM holds.
-template <class T, int kWarps, int kPerLane, int kLanes, int kMinBlocks, bool kVectorized, bool kStreaming = false>
+template <class T, int kWarps, int kPerLane, int kMinBlocks, bool kVectorized, bool kStreaming = false>
 __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
     layer_norm_warp_kernel(const T* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
                            T* __restrict__ y, float* __restrict__ mean_out, float* __restrict__ rstd_out, int rows,
                            int cols, float eps) {
     constexpr int V = Vec<T>::kSize;
     static_assert(kPerLane % V == 0, "a lane holds whole vectors");
-    static_assert(kLanes == 16 || kLanes == 32, "a row takes half a warp or a whole one");
     constexpr int kVectors = kPerLane / V;  // 16-byte vectors per lane
-    constexpr int kRowsPerWarp = 32 / kLanes;
-    const int lane = static_cast<int>(threadIdx.x) % kLanes;        // the lane's place in its row
-    const int half = static_cast<int>(threadIdx.x) % 32 / kLanes;   // which of the warp's rows (0 for a warp per row)
+    const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp = static_cast<int>(blockIdx.x) * kWarps + static_cast<int>(threadIdx.x / 32);
 
-    for (int first_row = warp * kRowsPerWarp; first_row < rows; first_row += gridDim.x * kWarps * kRowsPerWarp) {
-        // A half past the last row takes a row of no values: it loads and
-        // stores nothing, but still shuffles with the other half.
-        const int row = first_row + half;
-        const int length = row < rows ? cols : 0;
+    for (int row = warp; row < rows; row += gridDim.x * kWarps) {
         const std::size_t first = static_cast<std::size_t>(row) * static_cast<std::size_t>(cols);
         const T* xr = x + first;
         T* yr = y + first;
@@ -424,12 +414,12 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
         if constexpr (kVectorized) {
 #pragma unroll
             for (int i = 0; i < kVectors; ++i) {
-                const int c = (i * kLanes + lane) * V;
-                if (c < length) raw[i] = Vec<T>::template load_raw<kStreaming>(xr + c);
+                const int c = (i * 32 + lane) * V;
+                if (c < cols) raw[i] = Vec<T>::template load_raw<kStreaming>(xr + c);
             }
 #pragma unroll
             for (int i = 0; i < kVectors; ++i) {
-                if ((i * kLanes + lane) * V < length) {
+                if ((i * 32 + lane) * V < cols) {
                     float u[V];
                     Vec<T>::unpack(raw[i], u);
                     s = merge(s, stats_of(u));
@@ -438,8 +428,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
         } else {
 #pragma unroll
             for (int k = 0; k < kPerLane; ++k) {
-                const int c = k * kLanes + lane;
-                if (c < length) {
+                const int c = k * 32 + lane;
+                if (c < cols) {
                     v[k] = Vec<T>::to_float(xr[c]);
                     s = merge(s, Stats{1.0f, v[k], 0.0f});
                 }
@@ -447,10 +437,10 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
         }
 
         // The row's statistics, in every lane of the row alike.
-        s = warp_allmerge<kLanes>(s);
+        s = warp_allmerge(s);
         const float mean = s.mean;
         const float rstd = rsqrtf(s.m2 / s.count + eps);  // biased variance, as in the block kernel
-        if (lane == 0 && row < rows) {
+        if (lane == 0) {
             mean_out[row] = mean;
             rstd_out[row] = rstd;
         }
@@ -460,8 +450,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
         if constexpr (kVectorized) {
 #pragma unroll
             for (int i = 0; i < kVectors; ++i) {
-                const int c = (i * kLanes + lane) * V;
-                if (c < length) {
+                const int c = (i * 32 + lane) * V;
+                if (c < cols) {
                     float u[V], g[V], b[V];
                     Vec<T>::unpack(raw[i], u);
                     load_params(gamma + c, g);
@@ -474,8 +464,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
         } else {
 #pragma unroll
             for (int k = 0; k < kPerLane; ++k) {
-                const int c = k * kLanes + lane;
-                if (c < length) yr[c] = Vec<T>::from_float((v[k] - mean) * rstd * gamma[c] + beta[c]);
+                const int c = k * 32 + lane;
+                if (c < cols) yr[c] = Vec<T>::from_float((v[k] - mean) * rstd * gamma[c] + beta[c]);
             }
         }
     }
@@ -536,20 +526,23 @@ void launch_rows_in_registers(const T* x, const float* gamma, const float* beta,
     kernel<<<grid, kWarps * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
 }
 
-// Rows of up to kLanes * kPerLane values, kLanes lanes per row, blocks of
-// kWarps warps, and as many blocks as the SMs hold at once (the occupancy
-// API counts the kernel's registers): the warps then stride over the rows
-// left. Blocks beyond that would wait for a whole block to finish and then
-// start together, a second wave with its own ramp and tail.
-template <class T, int kWarps, int kPerLane, int kLanes, int kMinBlocks, bool kVectorized, bool kStreaming = false>
+// Rows of up to 32 * kPerLane values, a warp per row, blocks of kWarps
+// warps, and as many blocks as the SMs hold at once (the occupancy API
+// counts the kernel's registers): the warps then stride over the rows left.
+// Blocks beyond that would wait for a whole block to finish and then start
+// together, a second wave with its own ramp and tail.
+template <class T, int kWarps, int kPerLane, int kMinBlocks, bool kVectorized, bool kStreaming>
 void launch_rows_in_warps(const T* x, const float* gamma, const float* beta, T* y, float* mean, float* rstd,
                           int rows, int cols, float eps) {
-    constexpr auto kernel = layer_norm_warp_kernel<T, kWarps, kPerLane, kLanes, kMinBlocks, kVectorized, kStreaming>;
-    constexpr int kRowsPerBlock = kWarps * 32 / kLanes;
-    const int blocks_needed = (rows + kRowsPerBlock - 1) / kRowsPerBlock;  // a partial last block
+    constexpr auto kernel = layer_norm_warp_kernel<T, kWarps, kPerLane, kMinBlocks, kVectorized, kStreaming>;
+    const int blocks_needed = (rows + kWarps - 1) / kWarps;  // a partial last block
     const int grid = std::min(blocks_needed, resident_blocks<kernel, kWarps * 32>());
     kernel<<<grid, kWarps * 32>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
 }
+
+// Halves go through the caches evict-first (see Vec); floats do not.
+template <class T>
+constexpr bool kStreams = std::is_same_v<T, __half>;
 
 // A warp per row, 8 rows per block of 256 threads, the row's values in the
 // warp's registers (kPerLane a lane), 64 registers a thread at most: 4
@@ -558,9 +551,9 @@ template <class T, int kPerLane>
 void launch_warp_per_row(bool vectorized, const T* x, const float* gamma, const float* beta, T* y, float* mean,
                          float* rstd, int rows, int cols, float eps) {
     if (vectorized) {
-        launch_rows_in_warps<T, 8, kPerLane, 32, 4, true>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        launch_rows_in_warps<T, 8, kPerLane, 4, true, kStreams<T>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
     } else {
-        launch_rows_in_warps<T, 8, kPerLane, 32, 4, false>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        launch_rows_in_warps<T, 8, kPerLane, 4, false, false>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
     }
 }
 
@@ -592,14 +585,21 @@ void launch(const char* function, const T* x, const float* gamma, const float* b
         return;
     }
     // Longer rows: a block per row. Vectorized rows of up to 4096 values
-    // (8 warps for floats, 4 for halves) or 8192 (16 or 8 warps) stay in the
-    // block's registers; longer rows, or rows that cannot be read 16 bytes
-    // at a time, take the two-pass kernel.
+    // stay in the registers of a block of 4 warps: 8 vectors of 4 floats a
+    // thread (6 blocks an SM: at most 85 registers a thread, room for the 32
+    // that hold the row), or 4 vectors of 8 halves. Up to 8192 values, 16
+    // warps of 4 float vectors or 8 of 4 half vectors. Longer rows, or rows
+    // that cannot be read 16 bytes at a time, take the two-pass kernel.
     constexpr int kWarps4096 = 4096 / (32 * 4 * V);
     if (vectorized && cols <= 4096) {
-        launch_rows_in_registers<T, kWarps4096>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        if constexpr (kStreams<T>) {
+            launch_rows_in_registers<T, kWarps4096, 4, 0, true>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        } else {
+            launch_rows_in_registers<T, 4096 / (32 * 8 * V), 8, 6>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        }
     } else if (vectorized && cols <= 8192) {
-        launch_rows_in_registers<T, 2 * kWarps4096>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        launch_rows_in_registers<T, 2 * kWarps4096, 4, 0, kStreams<T>>(x, gamma, beta, y, mean, rstd, rows, cols,
+                                                                        eps);
     } else if (cols <= 4096) {
         const int grid = std::min(rows, sm_count() * 8);
         layer_norm_kernel<T, 8><<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vectorized);
@@ -625,50 +625,46 @@ void layer_norm(const __half* x, const float* gamma, const float* beta, __half* 
 #ifdef COURSE_BENCH_OF_REFERENCE
 // Not part of the contract: the benchmark of the reference (and only it)
 // times these other configurations of the same kernels too, so that one GPU
-// run compares them (issue #20: half rows below 85% of copy). Each takes
-// vectorized rows of one range of lengths only.
+// run compares them with the reference (issue #20: half rows below 85% of
+// copy). Each takes vectorized rows of one range of lengths only.
 namespace {
 
 enum Candidate {
-    kEarlierWarpGrid,        // the warp per row with the earlier grid: 8 blocks per SM, however many fit
-    kWarpStreaming,          // the warp per row, x and y evict-first
-    kWarpFiveBlocks,         // halves: the warp per row in 48 registers, 5 blocks (40 warps) an SM instead of 4
-    kHalfWarp,               // halves: a half-warp per row, 64 halves a lane, two rows per warp
-    kHalfWarpStreaming,      // the same, x and y evict-first
-    kBlockEightVectors,      // rows of 1025 to 4096: a block per row of half the warps, 8 vectors a thread
-    kBlockStreaming,         // the reference's block per row, x and y evict-first
-    kWarpPerLongRow,         // halves of 1025 to 4096: a warp per row, 128 halves a lane, no barrier
-    kWarpPerLongRowStreaming,  // the same, x and y evict-first
+    kEarlierWarpReference,   // halves up to 1024: the previous reference's warp per row, plain loads and stores
+    kEarlierBlockReference,  // rows of 1025 to 4096: the previous reference's block per row, 4 vectors a thread, plain
+    kEarlierWarpGrid,        // the warp per row, plain, with the earlier grid: 8 blocks per SM, however many fit
+    kEarlierWarpGridStreaming,  // halves: the same grid, x and y evict-first (the reference's loads)
     kCandidates
 };
 
 const char* const kCandidateNames[kCandidates] = {
-    "candidate: warp per row, earlier grid of 8 blocks per SM",
-    "candidate: warp per row, x and y evict-first (__ldcs, __stcs)",
-    "candidate: warp per row, 5 blocks (40 warps) an SM, 48 registers",
-    "candidate: half-warp per row (2 rows a warp, 64 halves a lane)",
-    "candidate: half-warp per row, x and y evict-first",
-    "candidate: block per row, half the warps, 8 vectors a thread",
-    "candidate: block per row, x and y evict-first",
-    "candidate: warp per row of up to 4096 halves (128 a lane, no barrier)",
-    "candidate: warp per row of up to 4096 halves, x and y evict-first",
+    "earlier reference: warp per row, plain loads and stores",
+    "earlier reference: block per row, 4 vectors a thread, plain loads and stores",
+    "candidate: warp per row, earlier grid of 8 blocks per SM, plain loads and stores",
+    "candidate: warp per row, earlier grid of 8 blocks per SM, x and y evict-first",
 };
 
 bool candidate_takes(int candidate, bool half, int cols) {
     const bool short_rows = cols > 256 && cols <= kWarpRowLimit;
     const bool long_rows = cols > kWarpRowLimit && cols <= 4096;
     switch (candidate) {
-        case kEarlierWarpGrid:
-        case kWarpStreaming: return short_rows;
-        case kWarpFiveBlocks:
-        case kHalfWarp:
-        case kHalfWarpStreaming: return half && short_rows;
-        case kBlockEightVectors:
-        case kBlockStreaming: return long_rows;
-        case kWarpPerLongRow:
-        case kWarpPerLongRowStreaming: return half && long_rows;
+        case kEarlierWarpReference:
+        case kEarlierWarpGridStreaming: return half && short_rows;
+        case kEarlierBlockReference: return long_rows;
+        case kEarlierWarpGrid: return short_rows;
         default: return false;
     }
+}
+
+// The warp per row of the reference, 32 values a lane, in the grid it had
+// before the occupancy API sized it: 8 blocks of 8 warps per SM, of which
+// the SM holds 4 at once (the rest queue).
+template <class T, bool kStreaming>
+void launch_earlier_warp_grid(const T* x, const float* gamma, const float* beta, T* y, float* mean, float* rstd,
+                              int rows, int cols, float eps) {
+    const int grid = std::min((rows + 7) / 8, sm_count() * 8);
+    layer_norm_warp_kernel<T, 8, kWarpRowLimit / 32, 4, true, kStreaming>
+        <<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
 }
 
 template <class T>
@@ -683,53 +679,18 @@ void launch_candidate(int candidate, const T* x, const float* gamma, const float
     }
     const float eps = kDefaultEps;
     switch (candidate) {
-        case kEarlierWarpGrid: {
-            const int grid = std::min((rows + 7) / 8, sm_count() * 8);
-            layer_norm_warp_kernel<T, 8, kWarpRowLimit / 32, 32, 4, true>
-                <<<grid, 256>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+        case kEarlierWarpReference:
+            launch_rows_in_warps<T, 8, kWarpRowLimit / 32, 4, true, false>(x, gamma, beta, y, mean, rstd, rows, cols,
+                                                                           eps);
             break;
-        }
-        case kWarpStreaming:
-            launch_rows_in_warps<T, 8, kWarpRowLimit / 32, 32, 4, true, true>(x, gamma, beta, y, mean, rstd, rows,
-                                                                              cols, eps);
+        case kEarlierBlockReference:
+            launch_rows_in_registers<T, 4096 / (32 * 4 * V), 4>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
             break;
-        case kWarpFiveBlocks:
-            if constexpr (kHalf) {
-                launch_rows_in_warps<T, 8, kWarpRowLimit / 32, 32, 5, true>(x, gamma, beta, y, mean, rstd, rows, cols,
-                                                                            eps);
-            }
+        case kEarlierWarpGrid:
+            launch_earlier_warp_grid<T, false>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
             break;
-        case kHalfWarp:
-        case kHalfWarpStreaming:
-            if constexpr (kHalf) {
-                if (candidate == kHalfWarp) {
-                    launch_rows_in_warps<T, 8, kWarpRowLimit / 16, 16, 4, true>(x, gamma, beta, y, mean, rstd, rows,
-                                                                                cols, eps);
-                } else {
-                    launch_rows_in_warps<T, 8, kWarpRowLimit / 16, 16, 4, true, true>(x, gamma, beta, y, mean, rstd,
-                                                                                      rows, cols, eps);
-                }
-            }
-            break;
-        case kBlockEightVectors:
-            launch_rows_in_registers<T, 4096 / (32 * 8 * V), 8, kHalf ? 12 : 6>(x, gamma, beta, y, mean, rstd, rows,
-                                                                                 cols, eps);
-            break;
-        case kBlockStreaming:
-            launch_rows_in_registers<T, 4096 / (32 * 4 * V), 4, 0, true>(x, gamma, beta, y, mean, rstd, rows, cols,
-                                                                         eps);
-            break;
-        case kWarpPerLongRow:
-        case kWarpPerLongRowStreaming:
-            if constexpr (kHalf) {
-                if (candidate == kWarpPerLongRow) {
-                    launch_rows_in_warps<T, 4, 4096 / 32, 32, 4, true>(x, gamma, beta, y, mean, rstd, rows, cols,
-                                                                       eps);
-                } else {
-                    launch_rows_in_warps<T, 4, 4096 / 32, 32, 4, true, true>(x, gamma, beta, y, mean, rstd, rows,
-                                                                             cols, eps);
-                }
-            }
+        case kEarlierWarpGridStreaming:
+            if constexpr (kHalf) launch_earlier_warp_grid<T, true>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
             break;
         default: break;
     }

@@ -7,7 +7,7 @@
 // (cuDNN's needs its graph API; PyTorch's and Apex's are not installed), so
 // the copy is the measure. Every variant is checked against the CPU's
 // layer norm, within the tests' tolerance, before it is timed. Built with
-// the reference, the bench also times the reference's candidate
+// the reference, the bench also times the reference's earlier and candidate
 // configurations of issue #20 (half rows below 85% of copy), each as its own
 // row: see layer_norm_candidates in solutions/21-layer-norm/layer_norm.cu.
 //
