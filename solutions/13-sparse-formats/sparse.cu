@@ -379,53 +379,101 @@ void sort_entries(int n_rows, int nnz, const int* rows, const int* cols, const f
 
 // ------------------------------------------------------------- SpMV
 
-// y = A x with `lanes` threads per row (1, 2, 4, 8, 16 or 32: a sub-warp),
-// chosen on the device from the mean row length nnz / n_rows (the smallest
-// that gives a row of mean length one entry per lane), so that the host
-// needs no copy of nnz and csr_spmv returns without synchronising. Lane l
-// of a row's group sums entries row_ptr[r] + l, + lanes, ...: the group's
-// loads of cols and vals are consecutive addresses (coalesced, where one
-// thread per row reads addresses a row length apart), and a shuffle
-// reduction within the group adds the partial sums (lesson 05). With one
-// lane per row it is the scalar kernel of the lesson's first step: one
-// thread walks its row, no shuffle.
-// The grid is sized from the SM count (spmv_blocks), so each warp takes a
-// run of consecutive rows, which its groups share out in turn: the groups
-// of a warp read neighbouring rows, and row r's end offset is row r+1's
-// start, already in the cache.
+// y = A x, a group of `lanes` threads per row, each lane reading 4 entries
+// of cols and 4 of vals with one 16-byte load of each (int4, float4).
+//
+// The lesson's first step gives a row one thread (earlier_reference.cuh in
+// tests/13-sparse-formats keeps it): neighbouring threads then read
+// addresses a row apart. Here a row's group reads it side by side, and
+// three things make it as fast as cusparseSpMV on an H100 (1.03x; the
+// lesson's page, "Measured results", has the steps):
+// - Vector loads: one instruction brings 4 entries, so a row of 16 is 4
+//   lanes x 1 load of each array, where 16 lanes x 1 entry issue four times
+//   the load instructions for the same bytes.
+// - Each lane then gathers x at 4 independent columns before it adds: 4
+//   loads of x in flight per lane. The gathers of x, at random columns,
+//   are what an SpMV waits for.
+// - Rows grid-stride: group g takes rows g, g + G, g + 2G, ... (G groups in
+//   the grid), so the whole grid sweeps the matrix front to back together.
+//
+// The group width is chosen on the device from the mean row length
+// nnz / n_rows: the smallest power of two of lanes (1 to 32) that covers a
+// row of mean length with one load per lane, so that the host needs no
+// copy of nnz and csr_spmv returns without synchronising. A row longer
+// than lanes x 4 entries is walked in steps of lanes x 4, so rows of any
+// length are right (a row far longer than the mean is slow: "Going further").
+//
+// A 16-byte load must start at a 16-byte address: entries k .. k+3 of cols
+// are one int4 only where the address cols + k is a multiple of 16 bytes.
+// A row starts anywhere, so its entries before the first such boundary
+// (the head) and after the last (the tail) are read one by one. Both
+// arrays must be on the same boundaries: cols and vals from cudaMalloc
+// are, but a caller may pass pointers into the middle of allocations; if
+// their distances past a boundary differ, every entry is read one by one.
+//
+// The matrix is read once per product: __ldcs (evict first) keeps its
+// stream from pushing x, which every row gathers from, out of L2.
+constexpr int kEntriesPerLoad = 4;
+
+// sum + the product of entry k, loaded alone (a row's head and tail).
+__device__ float add_entry(float sum, const int* cols, const float* vals, const float* x, int k) {
+    return sum + __ldcs(&vals[k]) * x[__ldcs(&cols[k])];
+}
+
 __global__ void spmv_kernel(int n_rows, const int* row_ptr, const int* cols, const float* vals, const float* x,
                             float* y) {
     const int nnz = row_ptr[n_rows];
     int lanes = 1;
-    while (lanes < 32 && static_cast<long long>(lanes) * n_rows < nnz) lanes *= 2;
-    const int lane = threadIdx.x % lanes, group = threadIdx.x % 32 / lanes, groups_per_warp = 32 / lanes;
+    while (lanes < 32 && static_cast<long long>(lanes) * kEntriesPerLoad * n_rows < nnz) lanes *= 2;
+    const int lane = threadIdx.x % lanes, group_in_warp = threadIdx.x % 32 / lanes;
     // The group's lanes within its warp: groups never straddle warps (lanes divides 32).
-    const unsigned group_mask = lanes == 32 ? kFullMask : ((1u << lanes) - 1u) << (group * lanes);
-    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, warps = gridDim.x * blockDim.x / 32;
-    const int rows_per_warp = (n_rows + warps - 1) / warps;
-    const int first = warp * rows_per_warp, last = min(n_rows, first + rows_per_warp);
-    for (int r = first + group; r < last; r += groups_per_warp) {  // the same rows for the whole group
-        const int end = row_ptr[r + 1];
+    const unsigned group_mask = lanes == 32 ? kFullMask : ((1u << lanes) - 1u) << (group_in_warp * lanes);
+
+    // How far cols and vals start past a 16-byte boundary, in entries.
+    const int skew = static_cast<int>(reinterpret_cast<std::uintptr_t>(cols) / sizeof(int) % kEntriesPerLoad);
+    const bool vectors_line_up =
+        skew == static_cast<int>(reinterpret_cast<std::uintptr_t>(vals) / sizeof(float) % kEntriesPerLoad);
+
+    const int thread = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    // The same rows for every lane of a group, so its shuffles have all its lanes.
+    for (int r = thread / lanes; r < n_rows; r += threads / lanes) {
+        const int begin = row_ptr[r], end = row_ptr[r + 1];
+        // The row as [begin, head_end) one by one, [head_end, tail_begin)
+        // in vectors, [tail_begin, end) one by one; all of it one by one
+        // when the vectors of cols and vals do not line up.
+        int head_end = end, tail_begin = end;
+        if (vectors_line_up) {
+            head_end = min(end, begin + (kEntriesPerLoad - (begin + skew) % kEntriesPerLoad) % kEntriesPerLoad);
+            tail_begin = head_end + (end - head_end) / kEntriesPerLoad * kEntriesPerLoad;
+        }
         float sum = 0.0f;
-        // The matrix is read once per product: __ldcs (evict first) keeps
-        // its stream from pushing x, which every row gathers from, out of L2.
-        for (int k = row_ptr[r] + lane; k < end; k += lanes) sum += __ldcs(&vals[k]) * x[__ldcs(&cols[k])];
+        for (int k = head_end + lane * kEntriesPerLoad; k < tail_begin; k += lanes * kEntriesPerLoad) {
+            const int4 c = __ldcs(reinterpret_cast<const int4*>(cols + k));
+            const float4 v = __ldcs(reinterpret_cast<const float4*>(vals + k));
+            const float x0 = x[c.x], x1 = x[c.y], x2 = x[c.z], x3 = x[c.w];  // 4 gathers in flight
+            sum += v.x * x0 + v.y * x1 + v.z * x2 + v.w * x3;
+        }
+        for (int k = begin + lane; k < head_end; k += lanes) sum = add_entry(sum, cols, vals, x, k);
+        for (int k = tail_begin + lane; k < end; k += lanes) sum = add_entry(sum, cols, vals, x, k);
+        // The group's partial sums, added by a shuffle reduction within the group (lesson 05).
         for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(group_mask, sum, offset, lanes);
         if (lane == 0) y[r] = sum;
     }
 }
 
-// The SpMV's grid: a full GPU (8 blocks of 256 threads per SM), or for a
-// smaller matrix one thread per row (a group of `lanes` threads then takes
-// `lanes` rows, one after the other).
+// The SpMV's grid: the blocks that stay resident on the GPU at once (the
+// occupancy API's count per SM times the SMs), so that no block waits for
+// a second wave and each group loops over its rows; for a smaller matrix,
+// one thread per row.
 unsigned spmv_blocks(int n_rows) {
-    static const int sm_count = [] {
-        int device = 0, count = 0;
+    static const unsigned resident = [] {
+        int device = 0, sms = 0, per_sm = 0;
         COURSE_CUDA_CHECK(cudaGetDevice(&device));
-        COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-        return count;
+        COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, spmv_kernel, kThreadsPerBlock, 0));
+        return static_cast<unsigned>(std::max(1, sms * per_sm));
     }();
-    return std::min(blocks_for(n_rows), 8u * static_cast<unsigned>(sm_count));
+    return std::min(blocks_for(n_rows), resident);
 }
 
 // ------------------------------------------------------------- PageRank

@@ -312,20 +312,17 @@ void sort_entries(int n_rows, int nnz, const int* rows, const int* cols, const f
 
 // ------------------------------------------------------------- SpMV
 
-// y = A x with `lanes` threads per row (1, 2, 4, 8, 16 or 32: a sub-warp),
-// chosen on the device from the mean row length nnz / n_rows (the smallest
-// that gives a row of mean length one entry per lane), so that the host
-// needs no copy of nnz and csr_spmv returns without synchronising. Lane l
-// of a row's group sums entries row_ptr[r] + l, + lanes, ...: the group's
-// loads of cols and vals are consecutive addresses (coalesced, where one
-// thread per row reads addresses a row length apart), and a shuffle
-// reduction within the group adds the partial sums (lesson 05). With one
-// lane per row it is the scalar kernel of the lesson's first step: one
-// thread walks its row, no shuffle.
-// The grid is sized from the SM count (spmv_blocks), so each warp takes a
-// run of consecutive rows, which its groups share out in turn: the groups
-// of a warp read neighbouring rows, and row r's end offset is row r+1's
-// start, already in the cache.
+// y = A x. First one thread per row (the lesson's first step), then a group
+// of `lanes` threads per row (1, 2, 4, 8, 16 or 32: a sub-warp), chosen on
+// the device from the mean row length nnz / n_rows, so that the host needs
+// no copy of nnz and csr_spmv returns without synchronising. Lane l of a
+// row's group sums entries row_ptr[r] + l, + lanes, ...: the group's loads
+// of cols and vals are consecutive addresses, and a shuffle reduction
+// within the group adds the partial sums (lesson 05). The reference goes
+// one step further, 4 entries a lane with one 16-byte load of each array
+// (the lesson's page, "SpMV: one thread per row, then a group per row").
+// The grid is what stays resident (spmv_blocks), so each group loops over
+// rows: group g takes rows g, g + G, g + 2G, ... (G groups in the grid).
 __global__ void spmv_kernel(int n_rows, const int* row_ptr, const int* cols, const float* vals, const float* x,
                             float* y) {
     // TODO: first one thread per row, as in the lesson's first step: row r
@@ -337,17 +334,19 @@ __global__ void spmv_kernel(int n_rows, const int* row_ptr, const int* cols, con
     // group's mask and width `lanes` adds the partial sums.
 }
 
-// The SpMV's grid: a full GPU (8 blocks of 256 threads per SM), or for a
-// smaller matrix one thread per row (a group of `lanes` threads then takes
-// `lanes` rows, one after the other).
+// The SpMV's grid: the blocks that stay resident on the GPU at once (the
+// occupancy API's count per SM times the SMs), so that no block waits for
+// a second wave and each group loops over its rows; for a smaller matrix,
+// one thread per row.
 unsigned spmv_blocks(int n_rows) {
-    static const int sm_count = [] {
-        int device = 0, count = 0;
+    static const unsigned resident = [] {
+        int device = 0, sms = 0, per_sm = 0;
         COURSE_CUDA_CHECK(cudaGetDevice(&device));
-        COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-        return count;
+        COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, spmv_kernel, kThreadsPerBlock, 0));
+        return static_cast<unsigned>(std::max(1, sms * per_sm));
     }();
-    return std::min(blocks_for(n_rows), 8u * static_cast<unsigned>(sm_count));
+    return std::min(blocks_for(n_rows), resident);
 }
 
 // ------------------------------------------------------------- PageRank

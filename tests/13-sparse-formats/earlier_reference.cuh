@@ -1,11 +1,17 @@
 /// @file earlier_reference.cuh
-/// @brief Lesson 13's first reference (until 2026-11), kept for the
-/// benchmark only: one run then times it beside today's reference and
-/// cuSPARSE. Its COO to CSR places each entry with an atomic cursor per row
-/// and sorts each row with one thread (insertion sort by column and COO
-/// position); its SpMV gives each row one thread. It measured 0.92x
-/// cuSPARSE's conversion and 0.89x cusparseSpMV on an H100 (the lesson's
-/// page, "Measured results"). Same contract as sparse.hpp's functions.
+/// @brief Lesson 13's earlier references, kept for the benchmark only: one
+/// run then times them beside today's reference and cuSPARSE.
+/// - The first (until 2026-11): its COO to CSR places each entry with an
+///   atomic cursor per row and sorts each row with one thread (insertion
+///   sort by column and COO position); its SpMV gives each row one thread
+///   (the lesson's first step). It measured 0.92x cuSPARSE's conversion and
+///   0.89x cusparseSpMV on an H100.
+/// - The second SpMV (until issue #22's H100 run, 2026-11-26): a group of
+///   lanes per row, one entry per lane and load, each warp a run of
+///   consecutive rows (0.91x cusparseSpMV); and the same kernel with rows
+///   grid-stride (0.97x), the step between it and today's reference.
+/// The lesson's page, "Measured results", has the numbers. Same contract as
+/// sparse.hpp's functions.
 ///
 /// Included by sparse_bench.cu alone (nvcc): the tests and the grader never
 /// see it, and the reference solution no longer holds these kernels.
@@ -130,6 +136,38 @@ __global__ void spmv_kernel(int n_rows, const int* row_ptr, const int* cols, con
     y[r] = sum;
 }
 
+// The second reference's SpMV: `lanes` threads a row (the smallest power
+// of two, up to 32, that gives a row of mean length one entry a lane),
+// lane l summing entries row_ptr[r] + l, + lanes, ..., the matrix through
+// __ldcs, a shuffle reduction in the group. kGridStride false: each warp
+// takes a run of consecutive rows, which its groups share out in turn (as
+// that reference did); true: group g takes rows g, g + G, ... (G groups in
+// the grid), as today's reference does.
+template <bool kGridStride>
+__global__ void group_spmv_kernel(int n_rows, const int* row_ptr, const int* cols, const float* vals, const float* x,
+                                  float* y) {
+    const int nnz = row_ptr[n_rows];
+    int lanes = 1;
+    while (lanes < 32 && static_cast<long long>(lanes) * n_rows < nnz) lanes *= 2;
+    const int lane = threadIdx.x % lanes, group = threadIdx.x % 32 / lanes;
+    const unsigned group_mask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << (group * lanes);
+    const int thread = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    int first = thread / lanes, step = threads / lanes, last = n_rows;
+    if (!kGridStride) {
+        const int warps = threads / 32, rows_per_warp = (n_rows + warps - 1) / warps;
+        first = thread / 32 * rows_per_warp + group;
+        step = 32 / lanes;
+        last = min(n_rows, thread / 32 * rows_per_warp + rows_per_warp);
+    }
+    for (int r = first; r < last; r += step) {  // the same rows for the whole group
+        const int end = row_ptr[r + 1];
+        float sum = 0.0f;
+        for (int k = row_ptr[r] + lane; k < end; k += lanes) sum += __ldcs(&vals[k]) * x[__ldcs(&cols[k])];
+        for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(group_mask, sum, offset, lanes);
+        if (lane == 0) y[r] = sum;
+    }
+}
+
 }  // namespace
 
 inline void coo_to_csr(int n_rows, int nnz, const int* rows, const int* cols, const float* vals, int* row_ptr,
@@ -157,6 +195,23 @@ inline void coo_to_csr(int n_rows, int nnz, const int* rows, const int* cols, co
 inline void csr_spmv(int n_rows, const int* row_ptr, const int* cols, const float* vals, const float* x, float* y) {
     if (n_rows == 0) return;
     spmv_kernel<<<blocks_for(n_rows), kThreadsPerBlock>>>(n_rows, row_ptr, cols, vals, x, y);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+/// @brief The second reference's SpMV (see the file's comment), on 8 blocks
+/// of 256 threads an SM (all resident at once), or one thread a row for a
+/// smaller matrix.
+template <bool kGridStride>
+void group_spmv(int n_rows, const int* row_ptr, const int* cols, const float* vals, const float* x, float* y) {
+    if (n_rows == 0) return;
+    static const unsigned sm_count = [] {
+        int device = 0, count = 0;
+        COURSE_CUDA_CHECK(cudaGetDevice(&device));
+        COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return static_cast<unsigned>(count);
+    }();
+    const unsigned blocks = std::min(blocks_for(n_rows), 8u * sm_count);
+    group_spmv_kernel<kGridStride><<<blocks, kThreadsPerBlock>>>(n_rows, row_ptr, cols, vals, x, y);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -2,13 +2,11 @@
 // entries per row (2^26 entries, unsorted COO). Your coo_to_csr against
 // cuSPARSE's sort by row + gather + coo2csr, and your csr_spmv against
 // cusparseSpMV, against the measured device-to-device copy bandwidth; and
-// the lesson's first reference (earlier_reference.cuh: an atomic scatter and
-// a sort per row, one thread per row in the SpMV) beside both, so that one
-// run shows what the current reference gained; and the candidates for a
-// faster reference SpMV (spmv_candidates.cuh, issue #22), each a row named
-// by its switches. Every variant's result is checked before it is timed;
-// each candidate also on edge cases (empty and long rows, every group
-// width, rows off the vector boundaries, cols and vals misaligned).
+// the lesson's earlier references beside them (earlier_reference.cuh: an
+// atomic scatter and a sort per row; one thread per row in the SpMV, then
+// 16 lanes a row of one entry each, in warp runs of rows and grid-stride),
+// so that one run shows what each step of the current reference gained.
+// Every variant's result is checked before it is timed.
 //
 //   lesson13_bench [output.csv]
 #include <sparse.hpp>
@@ -16,7 +14,6 @@
 #include "cpu_reference.hpp"
 #include "cusparse_helpers.hpp"
 #include "earlier_reference.cuh"
-#include "spmv_candidates.cuh"
 
 #include <course/bench.hpp>
 #include <course/device_buffer.hpp>
@@ -45,111 +42,6 @@ std::string first_difference(const std::vector<int>& expected, const std::vector
         if (expected[i] != got[i]) {
             return std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", expected " +
                    std::to_string(expected[i]);
-        }
-    }
-    return "";
-}
-
-// A csr_spmv: lesson13::csr_spmv's signature.
-using Spmv = void (*)(int, const int*, const int*, const float*, const float*, float*);
-
-// A candidate SpMV and its row's name.
-struct Candidate {
-    std::string label;
-    Spmv spmv;
-};
-
-template <int kVector, lesson13::candidates::RowOrder kOrder, int kRows, lesson13::candidates::Loads kLoads,
-          int kMinBlocks = 1>
-Candidate candidate() {
-    using lesson13::candidates::Loads;
-    const int lanes = 16 / kVector;  // for this benchmark's rows of 16
-    std::string label = "candidate SpMV: " + std::to_string(lanes) + " lanes x " + std::to_string(kVector) +
-                        (kVector == 1 ? " entry (int/float loads)" : kVector == 2 ? " entries (int2/float2 loads)"
-                                                                                 : " entries (int4/float4 loads)");
-    label += kOrder == lesson13::candidates::RowOrder::kWarpRuns ? ", warp runs of rows" : ", rows grid-stride";
-    label += ", " + std::to_string(kRows) + (kRows == 1 ? " row" : " rows") + " in flight";
-    label += kLoads == Loads::kStreaming   ? ", matrix __ldcs"
-             : kLoads == Loads::kReadOnlyX ? ", matrix __ldcs, x __ldg"
-             : kLoads == Loads::kPlain     ? ", plain loads"
-                                           : ", matrix L1 no-allocate + L2 evict-first, x L2 evict-last";
-    if (kMinBlocks > 1) label += ", at least " + std::to_string(kMinBlocks) + " blocks an SM";
-    return {label, &lesson13::candidates::csr_spmv<kVector, kOrder, kRows, kLoads, kMinBlocks>};
-}
-
-// Runs `spmv` on small matrices that a candidate could get wrong and
-// the benchmark's matrix does not have; "" when every y is within the
-// contract's rounding and nothing past y[n_rows - 1] is written.
-std::string check_edge_cases(Spmv spmv) {
-    using lesson13::reference::Coo;
-    struct Case {
-        std::string name;
-        Coo coo;
-        int cols_skew, vals_skew;  // cols and vals passed this many entries past an allocation's start
-    };
-    const auto random_coo = [](int n_rows, int n_cols, int nnz, const std::string& label) {
-        Coo coo{n_rows, n_cols, {}, {}, {}};
-        if (nnz > 0) {
-            coo.rows = course::random_values<int>(nnz, 0, n_rows - 1, label + " rows");
-            coo.cols = course::random_values<int>(nnz, 0, n_cols - 1, label + " cols");
-            coo.vals = course::random_values<float>(nnz, -1.0f, 1.0f, label + " vals");
-        }
-        return coo;
-    };
-    std::vector<Case> cases;
-    for (const int rows : {1, 31, 33, 257}) {
-        cases.push_back(
-            {std::to_string(rows) + " rows of 5 on average", random_coo(rows, 300, 5 * rows, "edge"), 0, 0});
-    }
-    cases.push_back({"257 rows, nnz 0", Coo{257, 10, {}, {}, {}}, 0, 0});
-    {
-        Coo coo = random_coo(1009, 4000, 2000, "edge long row");
-        for (int c = 0; c < 4000; ++c) {
-            coo.rows.push_back(500);
-            coo.cols.push_back(c);
-            coo.vals.push_back(1.0f / static_cast<float>(c + 1));
-        }
-        cases.push_back({"1009 rows, many empty, row 500 of 4000 entries", coo, 0, 0});
-    }
-    for (const int tenths : {5, 15, 30, 60, 120, 240, 480, 1000}) {
-        cases.push_back({"333 rows of " + std::to_string(tenths / 10.0) + " on average",
-                         random_coo(333, 2000, 333 * tenths / 10, "edge mean " + std::to_string(tenths)), 0, 0});
-    }
-    const Coo skewed = random_coo(333, 2000, 333 * 12, "edge skewed");
-    for (const auto& [cols_skew, vals_skew] : {std::pair{1, 1}, std::pair{2, 2}, std::pair{3, 3}, std::pair{1, 2},
-                                               std::pair{0, 3}}) {
-        cases.push_back({"333 rows of 12, cols " + std::to_string(cols_skew) + " and vals " +
-                             std::to_string(vals_skew) + " entries past an allocation's start",
-                         skewed, cols_skew, vals_skew});
-    }
-    for (const Case& c : cases) {
-        const lesson13::reference::Csr a = lesson13::reference::coo_to_csr(c.coo);
-        const int n_rows = c.coo.n_rows;
-        const std::vector<float> x = course::random_values<float>(c.coo.n_cols, -1.0f, 1.0f, "edge x");
-        std::vector<double> exact, magnitude;
-        lesson13::reference::spmv(a, x, exact, magnitude);
-        std::vector<int> cols(static_cast<std::size_t>(c.cols_skew), 0);
-        cols.insert(cols.end(), a.cols.begin(), a.cols.end());
-        std::vector<float> vals(static_cast<std::size_t>(c.vals_skew), 0.0f);
-        vals.insert(vals.end(), a.vals.begin(), a.vals.end());
-        const course::DeviceBuffer<int> d_row_ptr(a.row_ptr), d_cols(cols);
-        const course::DeviceBuffer<float> d_vals(vals), d_x(x);
-        constexpr int kGuard = 16;
-        course::DeviceBuffer<float> y(static_cast<std::size_t>(n_rows) + kGuard);
-        y.poison();
-        spmv(n_rows, d_row_ptr.data(), d_cols.data() + c.cols_skew, d_vals.data() + c.vals_skew, d_x.data(),
-             y.data());
-        COURSE_CUDA_CHECK(cudaGetLastError());
-        const std::vector<float> got = y.download();
-        for (int r = 0; r < n_rows; ++r) {
-            const double len = a.row_ptr[r + 1] - a.row_ptr[r];
-            if (!(std::fabs(got[r] - exact[r]) <= (len + 2) * FLT_EPSILON * magnitude[r])) {
-                return c.name + ": y[" + std::to_string(r) + "] = " + std::to_string(got[r]) + ", expected " +
-                       std::to_string(exact[r]);
-            }
-        }
-        for (int g = 0; g < kGuard; ++g) {
-            if (!std::isnan(got[n_rows + g])) return c.name + ": y[" + std::to_string(n_rows + g) + "] written";
         }
     }
     return "";
@@ -319,47 +211,25 @@ int main(int argc, char** argv) {
     };
     bench.add_checked("earlier reference csr_spmv (a thread per row)", false,
                       [&] { return check_spmv(earlier_spmv); }, earlier_spmv, spmv_traffic, spmv_flops);
+    // The second reference: 16 lanes a row of one entry each, each warp a
+    // run of rows; then the same kernel with rows grid-stride, the step to
+    // today's reference (which adds 16-byte loads of 4 entries a lane).
+    const auto group_spmv_warp_runs = [&](int) {
+        lesson13::earlier::group_spmv<false>(kRows, row_ptr.data(), csr_cols.data(), csr_vals.data(), d_x.data(),
+                                             y.data());
+    };
+    const auto group_spmv_grid_stride = [&](int) {
+        lesson13::earlier::group_spmv<true>(kRows, row_ptr.data(), csr_cols.data(), csr_vals.data(), d_x.data(),
+                                            y.data());
+    };
+    bench.add_checked("earlier reference csr_spmv (16 lanes x 1 entry a row, warp runs of rows)", false,
+                      [&] { return check_spmv(group_spmv_warp_runs); }, group_spmv_warp_runs, spmv_traffic,
+                      spmv_flops);
+    bench.add_checked("16 lanes x 1 entry a row, rows grid-stride", false,
+                      [&] { return check_spmv(group_spmv_grid_stride); }, group_spmv_grid_stride, spmv_traffic,
+                      spmv_flops);
     bench.add_checked(course::implementation_label("csr_spmv"), false,
                       [&] { return check_spmv(student_spmv); }, student_spmv, spmv_traffic, spmv_flops);
-
-    // The candidates for the reference (issue #22; spmv_candidates.cuh
-    // says what each switch does). The first is the reference's shape
-    // (16 lanes of 1 entry, warp runs, __ldcs) in the candidates' kernel:
-    // its time beside the reference's row shows what the kernel itself
-    // costs, so that the others compare switch by switch.
-    using lesson13::candidates::Loads;
-    using lesson13::candidates::RowOrder;
-    const std::vector<Candidate> candidates{
-        candidate<1, RowOrder::kWarpRuns, 1, Loads::kStreaming>(),
-        candidate<1, RowOrder::kWarpRuns, 1, Loads::kReadOnlyX>(),
-        candidate<1, RowOrder::kWarpRuns, 1, Loads::kPlain>(),
-        candidate<1, RowOrder::kGridStride, 1, Loads::kStreaming>(),
-        candidate<1, RowOrder::kWarpRuns, 2, Loads::kStreaming>(),
-        candidate<1, RowOrder::kGridStride, 2, Loads::kStreaming>(),
-        candidate<2, RowOrder::kWarpRuns, 1, Loads::kStreaming>(),
-        candidate<2, RowOrder::kGridStride, 1, Loads::kStreaming>(),
-        candidate<2, RowOrder::kGridStride, 2, Loads::kStreaming>(),
-        candidate<4, RowOrder::kWarpRuns, 1, Loads::kStreaming>(),
-        candidate<4, RowOrder::kGridStride, 1, Loads::kStreaming>(),
-        candidate<4, RowOrder::kWarpRuns, 2, Loads::kStreaming>(),
-        candidate<4, RowOrder::kGridStride, 2, Loads::kStreaming>(),
-        candidate<4, RowOrder::kGridStride, 4, Loads::kStreaming>(),
-        candidate<4, RowOrder::kGridStride, 4, Loads::kStreaming, 4>(),
-        candidate<4, RowOrder::kGridStride, 2, Loads::kReadOnlyX>(),
-        candidate<4, RowOrder::kGridStride, 2, Loads::kPlain>(),
-        candidate<1, RowOrder::kWarpRuns, 1, Loads::kL2Hints>(),
-        candidate<4, RowOrder::kGridStride, 2, Loads::kL2Hints>(),
-    };
-    for (const Candidate& c : candidates) {
-        const auto run = [&](int) {
-            c.spmv(kRows, row_ptr.data(), csr_cols.data(), csr_vals.data(), d_x.data(), y.data());
-        };
-        bench.add_checked(c.label, false, [&] {
-            std::string wrong = check_spmv(run);
-            if (wrong.empty()) wrong = check_edge_cases(c.spmv);
-            return wrong;
-        }, run, spmv_traffic, spmv_flops);
-    }
 
     COURSE_CUSPARSE_CHECK(cusparseDestroySpMat(a));
     COURSE_CUSPARSE_CHECK(cusparseDestroyDnVec(vec_x));

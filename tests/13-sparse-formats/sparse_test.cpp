@@ -237,21 +237,29 @@ void require_conversion(const Case& c) {
 }
 
 // Runs csr_spmv and checks y within the rounding of a float sum per row,
-// and that nothing past y[n_rows - 1] is written.
-void require_spmv(const Csr& a, int n_cols, const std::string& name) {
+// and that nothing past y[n_rows - 1] is written. cols and vals are passed
+// `cols_skew` and `vals_skew` entries past the start of their allocations
+// (which is 16-byte aligned), as a caller's pointers into larger arrays
+// may be: a kernel that loads 16-byte vectors must still be right.
+void require_spmv(const Csr& a, int n_cols, const std::string& name, int cols_skew = 0, int vals_skew = 0) {
     const int n_rows = static_cast<int>(a.row_ptr.size()) - 1;
     const std::vector<float> x = course::random_values<float>(n_cols, -1.0f, 1.0f, "x " + name);
     std::vector<double> exact, magnitude;
     lesson13::reference::spmv(a, x, exact, magnitude);
     std::vector<float> expected(exact.begin(), exact.end());
-    CAPTURE(name, n_rows, a.cols.size(), course::seed());
-    const course::DeviceBuffer<int> d_row_ptr(a.row_ptr), d_cols(a.cols);
-    const course::DeviceBuffer<float> d_vals(a.vals), d_x(x);
+    CAPTURE(name, n_rows, a.cols.size(), cols_skew, vals_skew, course::seed());
+    std::vector<int> cols(static_cast<std::size_t>(cols_skew), 0);
+    cols.insert(cols.end(), a.cols.begin(), a.cols.end());
+    std::vector<float> vals(static_cast<std::size_t>(vals_skew), 0.0f);
+    vals.insert(vals.end(), a.vals.begin(), a.vals.end());
+    const course::DeviceBuffer<int> d_row_ptr(a.row_ptr), d_cols(cols);
+    const course::DeviceBuffer<float> d_vals(vals), d_x(x);
     constexpr int kGuard = 16;
     course::for_each_schedule([&] {
         course::DeviceBuffer<float> y(n_rows + kGuard);
         y.poison();
-        lesson13::csr_spmv(n_rows, d_row_ptr.data(), d_cols.data(), d_vals.data(), d_x.data(), y.data());
+        lesson13::csr_spmv(n_rows, d_row_ptr.data(), d_cols.data() + cols_skew, d_vals.data() + vals_skew,
+                           d_x.data(), y.data());
         COURSE_LAUNCH_CHECK();
         const std::vector<float> all = y.download();
         const std::vector<float> got(all.begin(), all.begin() + n_rows);
@@ -273,7 +281,9 @@ void require_spmv(const Csr& a, int n_cols, const std::string& name) {
                           cmp.message +
                           "\n  if y[r] is off by about one term, the loop over the row runs one entry too far or "
                           "stops one short (k < row_ptr[r + 1]); if it holds only some of the row's terms, the "
-                          "lanes of a row's group each sum a share (k += lanes) that a shuffle reduction must add up.";
+                          "lanes of a row's group each sum a share (k += lanes) that a shuffle reduction must add up; with "
+                          "16-byte vector loads, the entries before a row's first vector and after its last must "
+                          "still be read one by one.";
         }
         COURSE_REQUIRE_MATCH(cmp);
         COURSE_REQUIRE_MATCH(course::compare_guard(std::vector<float>(kGuard, course::poison_value<float>()),
@@ -365,9 +375,11 @@ TEST_CASE("csr_spmv multiplies within a float sum's rounding, empty and long row
         }
         cases.push_back({"1009 x 4000, many empty rows, row 500 dense (4000 entries)", coo});
     }
-    // Mean row lengths that pick each group width: 1 lane a row (the scalar
-    // kernel), 2, 4, 8, 16 and 32 (a warp), and a warp for rows longer still.
-    for (const int tenths : {5, 15, 30, 60, 120, 240, 480}) {
+    // Mean row lengths that pick each group width, 1 lane a row to 32 (a
+    // warp), whether a lane takes 1 entry a step (lanes about the mean) or
+    // 4 (a 16-byte vector: lanes about a quarter of it, as the reference),
+    // and a warp for rows longer still.
+    for (const int tenths : {5, 15, 30, 60, 120, 240, 480, 960, 1920}) {
         const std::string mean = std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
         cases.push_back({"333 x 2000, " + mean + " entries per row on average",
                          random_coo(333, 2000, 333 * tenths / 10, "spmv mean " + mean)});
@@ -376,6 +388,17 @@ TEST_CASE("csr_spmv multiplies within a float sum's rounding, empty and long row
                      random_coo(kLargeRows, kLargeRows, kLargeRows * kLargePerRow, "spmv large")});
     for (const Case& c : cases) {
         SECTION(c.name) { require_spmv(lesson13::reference::coo_to_csr(c.coo), c.coo.n_cols, c.name); }
+    }
+    // Rows of random lengths start anywhere; with cols and vals moved off
+    // the 16-byte boundaries, by the same distance (a vector kernel's head
+    // and tail entries change) and by different ones (its vectors cannot
+    // line up in both arrays).
+    const Csr skewed = lesson13::reference::coo_to_csr(random_coo(333, 2000, 333 * 12, "spmv skewed"));
+    for (const auto& [cols_skew, vals_skew] :
+         {std::pair{1, 1}, std::pair{2, 2}, std::pair{3, 3}, std::pair{1, 2}, std::pair{0, 3}}) {
+        const std::string name = "333 x 2000, 12 entries per row on average, cols " + std::to_string(cols_skew) +
+                                 " and vals " + std::to_string(vals_skew) + " entries past a 16-byte boundary";
+        SECTION(name) { require_spmv(skewed, 2000, name, cols_skew, vals_skew); }
     }
     SECTION("columns unsorted within the rows (csr_spmv must not need them sorted)") {
         Csr a = lesson13::reference::coo_to_csr(random_coo(257, 100, 2000, "spmv unsorted"));
