@@ -21,17 +21,19 @@
 /// 3. The threshold starts from a seed as in the reference: the m-th
 ///    largest of the 32 lanes' maxima of the first tile (m distinct
 ///    elements at or above it), so the first tile inserts about m keys, not
-///    all of them. After that it is shared by the whole grid: each warp
-///    publishes its list's m-th key with an atomic max when it rises, and
-///    reads the largest published key with each tile's loads (filter_tile
-///    says why that is safe), so after the first tiles almost no key of any
-///    warp beats it, for k = 32 as for k = 1.
+///    all of them. After that it is shared by the whole grid through m
+///    slots: each warp publishes its list's maximum to slot (its number
+///    mod m) with an atomic max, and takes the smallest slot as a bound
+///    with each tile's loads (filter_tile says why that is safe and why not
+///    each warp's m-th key, the earlier version, slower than the reference
+///    for k = 32).
 /// 4. At the end the block's warps merge their lists pairwise (slot-by-slot
 ///    maximum with the other list reversed, then a bitonic merge by
 ///    shuffles: the reference's merge, in registers), one barrier a round;
 ///    the block writes its list, and the last block to finish (a ticket
 ///    counter, reset by a memset before the launch) merges every block's
-///    list the same way and writes the answer. One kernel and a memset, no
+///    list the same way, each warp loading eight lists before it merges
+///    them, and writes the answer. One kernel and a memset, no
 ///    merge or unpack kernels.
 ///
 /// Why lists of 32 for every k <= 32: a list holds its warp's true best m
@@ -62,7 +64,8 @@ namespace {
 using Key = unsigned long long;
 constexpr Key kEmptyKey = 0;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
-// The bound every warp publishes to and reads from (see filter_tile).
+// The slots every warp publishes its maximum to and reads the bound from
+// (see filter_tile).
 using SharedBound = cuda::atomic_ref<Key, cuda::thread_scope_device>;
 
 // The reference's keys (solutions/11-top-k/top_k.cu): ordered float bits in
@@ -92,7 +95,7 @@ struct WarpList {
     float lowest;      // the lowest float whose key may beat the threshold
     bool everything;   // the threshold's value part is 0: every element may beat it
     unsigned rank;     // m - 1: the lane holding the threshold
-    Key published;     // the largest m-th key this warp has published
+    Key published;     // the largest maximum this warp has published to its slot
 };
 
 __device__ void update_lowest(WarpList& w) {
@@ -177,33 +180,49 @@ __device__ void load_tile(const float* values, std::size_t count, bool aligned, 
 // Filters this lane's floats of the tile at `base`: one compare each, and
 // one vote of the warp; keys beating the threshold are inserted one by one
 // (lane order within an item, items in order: the list does not care).
+// Only the items some lane passes are looked at closer: a warp-uniform mask
+// of them (an OR over the lanes), so a tile with one contender costs one
+// pack and one ballot, not kItems of each.
 //
-// The threshold is shared between all warps of the grid through `bound`:
-// a warp publishes its list's m-th key when it rises (m real elements at or
-// above it stay in that warp's list to the end: its m-th key only rises),
-// so no element at or below any published key is among the top m of all,
-// and every warp may raise its threshold to it. `seen` is the bound as read
-// with this tile's loads (lane 0's value: every lane must use the same).
-// Without it each warp would insert about m ln(elements / m) keys on its
-// own (some 200 a warp for k = 32 on 2^26 floats); with it, about m in its
-// first tile (the seed) and very few after.
+// The threshold is shared by the whole grid through m slots in `slots`:
+// warp g publishes its list's maximum to slot g % m with an atomic max when
+// it rises. Each slot then holds a real element of warps of its own class,
+// so the m slots hold m distinct elements, and no element below the
+// smallest slot is among the top m of all: every warp may raise its
+// threshold to it. `seen` is slot lane % m as read with this tile's loads;
+// the warp takes the minimum over its lanes. Why the maximum and not the
+// list's m-th key: a warp's m-th key of its own ~32 tiles is about the
+// 1/1000 quantile, a contender in nearly every tile of 1024 floats for
+// k = 32 (what made the m-th-key bound slower than the reference there);
+// the smallest of m maxima over ~2000/m warps' first tiles is some 20 times
+// higher.
 template <unsigned kItems>
 __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std::size_t count, Key seen,
-                            Key* bound, WarpList& w) {
-    seen = __shfl_sync(kFullMask, seen, 0);
+                            Key* slots, unsigned slot, WarpList& w) {
+    static_assert(kItems <= 32, "the item mask has one bit per item");
+    for (unsigned distance = 16; distance > 0; distance /= 2) {
+        seen = min(seen, __shfl_xor_sync(kFullMask, seen, distance));
+    }
     if (seen > w.threshold) {
         w.threshold = seen;
         update_lowest(w);
     }
-    bool contender = w.everything;
-#pragma unroll
-    for (unsigned item = 0; item < kItems; ++item) contender = contender || items[item] >= w.lowest;
-    if (!__any_sync(kFullMask, contender)) return;
+    unsigned mine = 0;
 #pragma unroll
     for (unsigned item = 0; item < kItems; ++item) {
+        if (w.everything || items[item] >= w.lowest) mine |= 1u << item;
+    }
+    if (!__any_sync(kFullMask, mine != 0)) return;
+    unsigned any_lane = mine;
+    for (unsigned distance = 16; distance > 0; distance /= 2) {
+        any_lane |= __shfl_xor_sync(kFullMask, any_lane, distance);
+    }
+#pragma unroll
+    for (unsigned item = 0; item < kItems; ++item) {
+        if ((any_lane & (1u << item)) == 0) continue;  // warp-uniform
         const std::size_t i = item_index(base, item);
         const Key key = pack_key(items[item], i);
-        unsigned lanes = __ballot_sync(kFullMask, contender && i < count && key > w.threshold);
+        unsigned lanes = __ballot_sync(kFullMask, (mine & (1u << item)) != 0 && i < count && key > w.threshold);
         while (lanes != 0) {
             const int leader = __ffs(static_cast<int>(lanes)) - 1;
             lanes &= lanes - 1;
@@ -212,10 +231,10 @@ __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std:
         }
     }
     update_lowest(w);
-    const Key mth = __shfl_sync(kFullMask, w.list, w.rank);
-    if (mth > w.published) {
-        w.published = mth;
-        if (threadIdx.x % 32 == 0) SharedBound(*bound).fetch_max(mth, cuda::memory_order_relaxed);
+    const Key maximum = __shfl_sync(kFullMask, w.list, 0);
+    if (maximum > w.published) {
+        w.published = maximum;
+        if (threadIdx.x % 32 == 0) SharedBound(slots[slot]).fetch_max(maximum, cuda::memory_order_relaxed);
     }
 }
 
@@ -244,12 +263,12 @@ __device__ void seed_threshold(const float (&items)[kItems], std::size_t base, s
 }
 
 // The whole top-k in one launch. `lists` holds gridDim.x lists of 32 keys,
-// `ticket` counts the blocks done and `bound` is the grid's shared bound
-// (both 0 at launch).
+// `ticket` counts the blocks done and `slots` are the grid's m slots of
+// the shared bound (all 0 at launch).
 template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocksPerSm>
 __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     warp_top_k_kernel(const float* values, std::size_t count, bool aligned, unsigned m, Key* lists,
-                      unsigned* ticket, Key* bound, float* out_values, int* out_indices) {
+                      unsigned* ticket, Key* slots, float* out_values, int* out_indices) {
     constexpr unsigned kItems = 4 * kVectors;
     constexpr std::size_t kTile = 32 * kItems;
     __shared__ Key shared_lists[kWarps][32];
@@ -273,27 +292,28 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     float odd[kItems];
     Key seen_even = kEmptyKey;
     Key seen_odd = kEmptyKey;
-    const SharedBound shared_bound(*bound);
+    const SharedBound seen_slot(slots[lane % m]);
+    const unsigned slot = (blockIdx.x * kWarps + warp) % m;
     if (tile < tiles) {
         load_tile(values, count, aligned, tile * kTile, even);
-        seen_even = shared_bound.load(cuda::memory_order_relaxed);
+        seen_even = seen_slot.load(cuda::memory_order_relaxed);
         if (tile + warps < tiles) {
             load_tile(values, count, aligned, (tile + warps) * kTile, odd);
-            seen_odd = shared_bound.load(cuda::memory_order_relaxed);
+            seen_odd = seen_slot.load(cuda::memory_order_relaxed);
         }
         seed_threshold(even, tile * kTile, count, w);
     }
     for (; tile < tiles; tile += 2 * warps) {
-        filter_tile(even, tile * kTile, count, seen_even, bound, w);
+        filter_tile(even, tile * kTile, count, seen_even, slots, slot, w);
         if (tile + warps >= tiles) break;
         if (tile + 2 * warps < tiles) {
             load_tile(values, count, aligned, (tile + 2 * warps) * kTile, even);
-            seen_even = shared_bound.load(cuda::memory_order_relaxed);
+            seen_even = seen_slot.load(cuda::memory_order_relaxed);
         }
-        filter_tile(odd, (tile + warps) * kTile, count, seen_odd, bound, w);
+        filter_tile(odd, (tile + warps) * kTile, count, seen_odd, slots, slot, w);
         if (tile + 3 * warps < tiles) {
             load_tile(values, count, aligned, (tile + 3 * warps) * kTile, odd);
-            seen_odd = shared_bound.load(cuda::memory_order_relaxed);
+            seen_odd = seen_slot.load(cuda::memory_order_relaxed);
         }
     }
 
@@ -311,18 +331,23 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     // w + kWarps, ... (a list none of whose keys beats this warp's m-th
     // cannot change its best m), then the block's warps merge theirs.
     __threadfence();
-    // The next list's load is issued before this one is merged: the lists
-    // come from L2, and a warp merging them one load at a time would wait
-    // for each.
+    // The lists come from L2: kInFlight of them are loaded before any is
+    // merged, so a warp waits about one L2 latency per kInFlight lists, not
+    // one per list (some 33 lists a warp for 2^26 floats).
+    constexpr unsigned kInFlight = 8;
     mine = kEmptyKey;
-    Key next = warp < gridDim.x ? __ldcg(&lists[static_cast<std::size_t>(warp) * 32 + 31 - lane]) : kEmptyKey;
-    for (unsigned block = warp; block < gridDim.x; block += kWarps) {
-        const Key other = next;
-        if (block + kWarps < gridDim.x) {
-            next = __ldcg(&lists[static_cast<std::size_t>(block + kWarps) * 32 + 31 - lane]);
+    for (unsigned first = warp; first < gridDim.x; first += kInFlight * kWarps) {
+        Key batch[kInFlight];
+#pragma unroll
+        for (unsigned j = 0; j < kInFlight; ++j) {
+            const unsigned block = first + j * kWarps;
+            batch[j] = block < gridDim.x ? __ldcg(&lists[static_cast<std::size_t>(block) * 32 + 31 - lane]) : kEmptyKey;
         }
-        const Key mth = __shfl_sync(kFullMask, mine, m - 1);
-        if (__any_sync(kFullMask, other > mth)) mine = merge_lists(mine, other);
+#pragma unroll
+        for (unsigned j = 0; j < kInFlight; ++j) {
+            const Key mth = __shfl_sync(kFullMask, mine, m - 1);
+            if (__any_sync(kFullMask, batch[j] > mth)) mine = merge_lists(mine, batch[j]);
+        }
     }
     mine = merge_block_lists<kWarps>(mine, shared_lists);
     if (warp == 0 && lane < m) {
@@ -370,10 +395,10 @@ unsigned grid_blocks(std::size_t n) {
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
 }
 
-// The ticket (8 bytes, keeping the keys 8-byte aligned), the shared bound,
-// then 32 keys per block.
+// The ticket (8 bytes, keeping the keys 8-byte aligned), the bound's 32
+// slots, then 32 keys per block.
 constexpr std::size_t kTicketBytes = sizeof(Key);
-constexpr std::size_t kHeaderBytes = kTicketBytes + sizeof(Key);
+constexpr std::size_t kHeaderBytes = kTicketBytes + 32 * sizeof(Key);
 
 }  // namespace
 
@@ -401,13 +426,13 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
     }
     const unsigned blocks = grid_blocks<kWarps, kVectors, kMaxBlocksPerSm>(n);
     auto* ticket = static_cast<unsigned*>(workspace);
-    Key* bound = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kTicketBytes);
+    Key* slots = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kTicketBytes);
     Key* lists = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kHeaderBytes);
     const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
     const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
     COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kHeaderBytes));
     warp_top_k_kernel<kWarps, kVectors, (kMaxBlocksPerSm > 0 ? kMaxBlocksPerSm : 1)>
-        <<<blocks, kWarps * 32>>>(values, n, aligned, m, lists, ticket, bound, out_values, out_indices);
+        <<<blocks, kWarps * 32>>>(values, n, aligned, m, lists, ticket, slots, out_values, out_indices);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 
