@@ -5,7 +5,7 @@
 // reference (earlier_top_k.cuh: the same selection without the prefetch,
 // merged by sorting), for k <= 32 the candidates of warp_top_k.cuh (a warp
 // per slice with its list in registers and no block barrier in the loop,
-// one launch; issue #22) in several shapes, and sorting everything and
+// one launch; issue #22) in two shapes, and sorting everything and
 // keeping the first k:
 // cub::DeviceRadixSort::SortPairsDescending of (value, index) pairs, and
 // thrust::stable_sort_by_key with thrust::greater. Every
