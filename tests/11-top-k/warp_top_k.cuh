@@ -14,10 +14,11 @@
 ///    largest in lane 0. Its threshold is the m-th of them (m = min(k, n)),
 ///    warp-uniform, so a float below the threshold's float is rejected with
 ///    one compare, and the warp learns with one __any_sync whether any lane
-///    has a contender. Only then does it look closer: each key that beats
-///    the threshold is inserted into the register list by a ballot (its
-///    rank) and a shuffle up (the keys below it move one lane down). No
-///    shared memory, no barrier: a warp waits for no other warp.
+///    has a contender. Only then does it look closer: the keys that beat
+///    the threshold are staged, by a ballot, in 32 slots of shared memory
+///    that belong to the warp, and merged into the register list 32 at a
+///    time (a sort by shuffles, then the merge of two lists). No block
+///    barrier: a warp waits for no other warp.
 /// 3. The threshold starts from a seed as in the reference: the m-th
 ///    largest of the 32 lanes' maxima of the first tile (m distinct
 ///    elements at or above it), so the first tile inserts about m keys, not
@@ -104,20 +105,6 @@ __device__ void update_lowest(WarpList& w) {
     w.lowest = w.everything ? 0.0f : float_of_ordered(ordered);
 }
 
-// Inserts key x (the same in every lane, not in the list, beating the
-// threshold) into the sorted register list.
-__device__ void insert(WarpList& w, Key x) {
-    const unsigned lane = threadIdx.x % 32;
-    const unsigned rank = static_cast<unsigned>(__popc(__ballot_sync(kFullMask, w.list > x)));
-    const Key above = __shfl_up_sync(kFullMask, w.list, 1);
-    if (lane == rank) {
-        w.list = x;
-    } else if (lane > rank) {
-        w.list = above;
-    }
-    w.threshold = max(w.threshold, __shfl_sync(kFullMask, w.list, w.rank));
-}
-
 // The best 32 keys of two sorted lists (largest first): this lane's slot of
 // `mine`, and slot 31 - lane of the other (read backwards). The slot-by-slot
 // maximum holds the 32 best of both as a bitonic sequence; the bitonic merge
@@ -149,6 +136,32 @@ __device__ Key merge_block_lists(Key mine, Key (*shared)[32]) {
     return mine;
 }
 
+// Sorts the 32 lanes' keys, largest in lane 0: a bitonic sort by shuffles.
+__device__ Key sort_across_lanes(Key key) {
+    const unsigned lane = threadIdx.x % 32;
+    for (unsigned sequence = 2; sequence <= 32; sequence *= 2) {
+        for (unsigned distance = sequence / 2; distance > 0; distance /= 2) {
+            const Key other = __shfl_xor_sync(kFullMask, key, distance);
+            const bool descending = (lane & sequence) == 0;
+            const bool first = (lane & distance) == 0;
+            key = first == descending ? max(key, other) : min(key, other);
+        }
+    }
+    return key;
+}
+
+// Merges the first `filled` keys of this warp's staging slots (the rest
+// are empty) into the list, in one step: sorted, then merged as two lists
+// are (merge_lists). The threshold rises to the new m-th key.
+__device__ void merge_staged(WarpList& w, Key* staged, unsigned filled) {
+    const unsigned lane = threadIdx.x % 32;
+    __syncwarp();  // every lane's staged key is written
+    const Key sorted = sort_across_lanes(lane < filled ? staged[lane] : kEmptyKey);
+    __syncwarp();  // every lane has read its slot before the slots are reused
+    w.list = merge_lists(w.list, __shfl_sync(kFullMask, sorted, 31 - lane));
+    w.threshold = max(w.threshold, __shfl_sync(kFullMask, w.list, w.rank));
+}
+
 // The element index of item `item` of this lane in the warp tile at `base`:
 // vector item / 4 of the tile, lanes side by side (512 bytes a load).
 __device__ std::size_t item_index(std::size_t base, unsigned item) {
@@ -178,11 +191,15 @@ __device__ void load_tile(const float* values, std::size_t count, bool aligned, 
 }
 
 // Filters this lane's floats of the tile at `base`: one compare each, and
-// one vote of the warp; keys beating the threshold are inserted one by one
-// (lane order within an item, items in order: the list does not care).
-// Only the items some lane passes are looked at closer: a warp-uniform mask
-// of them (an OR over the lanes), so a tile with one contender costs one
-// pack and one ballot, not kItems of each.
+// one vote of the warp. Only the items some lane passes are looked at
+// closer (a warp-uniform mask of them, an OR over the lanes), so a tile
+// with one contender costs one pack and one ballot, not kItems of each.
+// The keys that beat the threshold are not inserted one by one (a ballot
+// and two shuffles each, one after the other: some 150 a warp in its first
+// two tiles for k = 32): a ballot gives each its slot among this warp's 32
+// staging slots in shared memory (`staged`, the warp's own: __syncwarp is
+// enough), and each time the 32 fill, and at the end of the tile, they are
+// merged into the list in one step (merge_staged).
 //
 // The threshold is shared by the whole grid through m slots in `slots`:
 // warp g publishes its list's maximum to slot g % m with an atomic max when
@@ -198,7 +215,7 @@ __device__ void load_tile(const float* values, std::size_t count, bool aligned, 
 // higher.
 template <unsigned kItems>
 __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std::size_t count, Key seen,
-                            Key* slots, unsigned slot, WarpList& w) {
+                            Key* slots, unsigned slot, Key* staged, WarpList& w) {
     static_assert(kItems <= 32, "the item mask has one bit per item");
     for (unsigned distance = 16; distance > 0; distance /= 2) {
         seen = min(seen, __shfl_xor_sync(kFullMask, seen, distance));
@@ -213,6 +230,8 @@ __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std:
         if (w.everything || items[item] >= w.lowest) mine |= 1u << item;
     }
     if (!__any_sync(kFullMask, mine != 0)) return;
+    const unsigned lane = threadIdx.x % 32;
+    unsigned filled = 0;  // staging slots in use, the same in every lane
     unsigned any_lane = mine;
     for (unsigned distance = 16; distance > 0; distance /= 2) {
         any_lane |= __shfl_xor_sync(kFullMask, any_lane, distance);
@@ -222,14 +241,24 @@ __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std:
         if ((any_lane & (1u << item)) == 0) continue;  // warp-uniform
         const std::size_t i = item_index(base, item);
         const Key key = pack_key(items[item], i);
-        unsigned lanes = __ballot_sync(kFullMask, (mine & (1u << item)) != 0 && i < count && key > w.threshold);
-        while (lanes != 0) {
-            const int leader = __ffs(static_cast<int>(lanes)) - 1;
-            lanes &= lanes - 1;
-            const Key x = __shfl_sync(kFullMask, key, leader);
-            if (x > w.threshold) insert(w, x);
+        const bool passes = (mine & (1u << item)) != 0 && i < count && key > w.threshold;
+        const unsigned lanes = __ballot_sync(kFullMask, passes);
+        // This key's place among the item's contenders: the lanes below it.
+        const unsigned place = static_cast<unsigned>(__popc(lanes & ((1u << lane) - 1u)));
+        const unsigned contenders = static_cast<unsigned>(__popc(lanes));
+        if (passes && filled + place < 32) staged[filled + place] = key;
+        if (filled + contenders < 32) {
+            filled += contenders;
+            continue;
         }
+        // The slots are full: merge them, then stage the keys that found
+        // no room (places 32 - filled and up) from slot 0.
+        merge_staged(w, staged, 32);
+        const unsigned first_left = 32 - filled;
+        if (passes && place >= first_left) staged[place - first_left] = key;
+        filled = filled + contenders - 32;
     }
+    if (filled > 0) merge_staged(w, staged, filled);
     update_lowest(w);
     const Key maximum = __shfl_sync(kFullMask, w.list, 0);
     if (maximum > w.published) {
@@ -242,21 +271,13 @@ __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std:
 // one (a key must beat the threshold, and the seed's own must get in).
 template <unsigned kItems>
 __device__ void seed_threshold(const float (&items)[kItems], std::size_t base, std::size_t count, WarpList& w) {
-    const unsigned lane = threadIdx.x % 32;
     Key mine = kEmptyKey;
 #pragma unroll
     for (unsigned item = 0; item < kItems; ++item) {
         const std::size_t i = item_index(base, item);
         if (i < count) mine = max(mine, pack_key(items[item], i));
     }
-    for (unsigned sequence = 2; sequence <= 32; sequence *= 2) {
-        for (unsigned distance = sequence / 2; distance > 0; distance /= 2) {
-            const Key other = __shfl_xor_sync(kFullMask, mine, distance);
-            const bool descending = (lane & sequence) == 0;
-            const bool first = (lane & distance) == 0;
-            mine = first == descending ? max(mine, other) : min(mine, other);
-        }
-    }
+    mine = sort_across_lanes(mine);
     const Key seed = __shfl_sync(kFullMask, mine, w.rank);
     w.threshold = seed == kEmptyKey ? kEmptyKey : seed - 1;
     update_lowest(w);
@@ -272,6 +293,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     constexpr unsigned kItems = 4 * kVectors;
     constexpr std::size_t kTile = 32 * kItems;
     __shared__ Key shared_lists[kWarps][32];
+    __shared__ Key staged[kWarps][32];  // each warp's staging slots (filter_tile)
     __shared__ bool last_block;
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
@@ -304,13 +326,13 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
         seed_threshold(even, tile * kTile, count, w);
     }
     for (; tile < tiles; tile += 2 * warps) {
-        filter_tile(even, tile * kTile, count, seen_even, slots, slot, w);
+        filter_tile(even, tile * kTile, count, seen_even, slots, slot, staged[warp], w);
         if (tile + warps >= tiles) break;
         if (tile + 2 * warps < tiles) {
             load_tile(values, count, aligned, (tile + 2 * warps) * kTile, even);
             seen_even = seen_slot.load(cuda::memory_order_relaxed);
         }
-        filter_tile(odd, (tile + warps) * kTile, count, seen_odd, slots, slot, w);
+        filter_tile(odd, (tile + warps) * kTile, count, seen_odd, slots, slot, staged[warp], w);
         if (tile + 3 * warps < tiles) {
             load_tile(values, count, aligned, (tile + 3 * warps) * kTile, odd);
             seen_odd = seen_slot.load(cuda::memory_order_relaxed);
