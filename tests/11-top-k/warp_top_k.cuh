@@ -14,24 +14,27 @@
 ///    largest in lane 0. Its threshold is the m-th of them (m = min(k, n)),
 ///    warp-uniform, so a float below the threshold's float is rejected with
 ///    one compare, and the warp learns with one __any_sync whether any lane
-///    has a contender. Only then does it look closer: each key that beats
-///    the threshold is inserted into the register list by a ballot (its
-///    rank) and a shuffle up (the keys below it move one lane down). No
-///    shared memory, no barrier: a warp waits for no other warp.
+///    has a contender. Only then does it look closer: the keys that beat
+///    the threshold are staged, by a ballot, in 32 slots of shared memory
+///    that belong to the warp, and merged into the register list 32 at a
+///    time (a sort by shuffles, then the merge of two lists). No block
+///    barrier: a warp waits for no other warp.
 /// 3. The threshold starts from a seed as in the reference: the m-th
 ///    largest of the 32 lanes' maxima of the first tile (m distinct
 ///    elements at or above it), so the first tile inserts about m keys, not
-///    all of them. After that it is shared by the whole grid: each warp
-///    publishes its list's m-th key with an atomic max when it rises, and
-///    reads the largest published key with each tile's loads (filter_tile
-///    says why that is safe), so after the first tiles almost no key of any
-///    warp beats it, for k = 32 as for k = 1.
+///    all of them. After that it is shared by the whole grid through m
+///    slots: each warp publishes its list's maximum to slot (its number
+///    mod m) with an atomic max, and takes the smallest slot as a bound
+///    with each tile's loads (filter_tile says why that is safe and why not
+///    each warp's m-th key, the earlier version, slower than the reference
+///    for k = 32).
 /// 4. At the end the block's warps merge their lists pairwise (slot-by-slot
 ///    maximum with the other list reversed, then a bitonic merge by
 ///    shuffles: the reference's merge, in registers), one barrier a round;
 ///    the block writes its list, and the last block to finish (a ticket
 ///    counter, reset by a memset before the launch) merges every block's
-///    list the same way and writes the answer. One kernel and a memset, no
+///    list the same way, each warp loading eight lists before it merges
+///    them, and writes the answer. One kernel and a memset, no
 ///    merge or unpack kernels.
 ///
 /// Why lists of 32 for every k <= 32: a list holds its warp's true best m
@@ -62,7 +65,8 @@ namespace {
 using Key = unsigned long long;
 constexpr Key kEmptyKey = 0;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
-// The bound every warp publishes to and reads from (see filter_tile).
+// The slots every warp publishes its maximum to and reads the bound from
+// (see filter_tile).
 using SharedBound = cuda::atomic_ref<Key, cuda::thread_scope_device>;
 
 // The reference's keys (solutions/11-top-k/top_k.cu): ordered float bits in
@@ -92,27 +96,13 @@ struct WarpList {
     float lowest;      // the lowest float whose key may beat the threshold
     bool everything;   // the threshold's value part is 0: every element may beat it
     unsigned rank;     // m - 1: the lane holding the threshold
-    Key published;     // the largest m-th key this warp has published
+    Key published;     // the largest maximum this warp has published to its slot
 };
 
 __device__ void update_lowest(WarpList& w) {
     const unsigned ordered = static_cast<unsigned>(w.threshold >> 32);
     w.everything = ordered == 0;
     w.lowest = w.everything ? 0.0f : float_of_ordered(ordered);
-}
-
-// Inserts key x (the same in every lane, not in the list, beating the
-// threshold) into the sorted register list.
-__device__ void insert(WarpList& w, Key x) {
-    const unsigned lane = threadIdx.x % 32;
-    const unsigned rank = static_cast<unsigned>(__popc(__ballot_sync(kFullMask, w.list > x)));
-    const Key above = __shfl_up_sync(kFullMask, w.list, 1);
-    if (lane == rank) {
-        w.list = x;
-    } else if (lane > rank) {
-        w.list = above;
-    }
-    w.threshold = max(w.threshold, __shfl_sync(kFullMask, w.list, w.rank));
 }
 
 // The best 32 keys of two sorted lists (largest first): this lane's slot of
@@ -146,6 +136,32 @@ __device__ Key merge_block_lists(Key mine, Key (*shared)[32]) {
     return mine;
 }
 
+// Sorts the 32 lanes' keys, largest in lane 0: a bitonic sort by shuffles.
+__device__ Key sort_across_lanes(Key key) {
+    const unsigned lane = threadIdx.x % 32;
+    for (unsigned sequence = 2; sequence <= 32; sequence *= 2) {
+        for (unsigned distance = sequence / 2; distance > 0; distance /= 2) {
+            const Key other = __shfl_xor_sync(kFullMask, key, distance);
+            const bool descending = (lane & sequence) == 0;
+            const bool first = (lane & distance) == 0;
+            key = first == descending ? max(key, other) : min(key, other);
+        }
+    }
+    return key;
+}
+
+// Merges the first `filled` keys of this warp's staging slots (the rest
+// are empty) into the list, in one step: sorted, then merged as two lists
+// are (merge_lists). The threshold rises to the new m-th key.
+__device__ void merge_staged(WarpList& w, Key* staged, unsigned filled) {
+    const unsigned lane = threadIdx.x % 32;
+    __syncwarp();  // every lane's staged key is written
+    const Key sorted = sort_across_lanes(lane < filled ? staged[lane] : kEmptyKey);
+    __syncwarp();  // every lane has read its slot before the slots are reused
+    w.list = merge_lists(w.list, __shfl_sync(kFullMask, sorted, 31 - lane));
+    w.threshold = max(w.threshold, __shfl_sync(kFullMask, w.list, w.rank));
+}
+
 // The element index of item `item` of this lane in the warp tile at `base`:
 // vector item / 4 of the tile, lanes side by side (512 bytes a load).
 __device__ std::size_t item_index(std::size_t base, unsigned item) {
@@ -175,47 +191,80 @@ __device__ void load_tile(const float* values, std::size_t count, bool aligned, 
 }
 
 // Filters this lane's floats of the tile at `base`: one compare each, and
-// one vote of the warp; keys beating the threshold are inserted one by one
-// (lane order within an item, items in order: the list does not care).
+// one vote of the warp. Only the items some lane passes are looked at
+// closer (a warp-uniform mask of them, an OR over the lanes), so a tile
+// with one contender costs one pack and one ballot, not kItems of each.
+// The keys that beat the threshold are not inserted one by one (a ballot
+// and two shuffles each, one after the other: some 150 a warp in its first
+// two tiles for k = 32): a ballot gives each its slot among this warp's 32
+// staging slots in shared memory (`staged`, the warp's own: __syncwarp is
+// enough), and each time the 32 fill, and at the end of the tile, they are
+// merged into the list in one step (merge_staged).
 //
-// The threshold is shared between all warps of the grid through `bound`:
-// a warp publishes its list's m-th key when it rises (m real elements at or
-// above it stay in that warp's list to the end: its m-th key only rises),
-// so no element at or below any published key is among the top m of all,
-// and every warp may raise its threshold to it. `seen` is the bound as read
-// with this tile's loads (lane 0's value: every lane must use the same).
-// Without it each warp would insert about m ln(elements / m) keys on its
-// own (some 200 a warp for k = 32 on 2^26 floats); with it, about m in its
-// first tile (the seed) and very few after.
+// The threshold is shared by the whole grid through m slots in `slots`:
+// warp g publishes its list's maximum to slot g % m with an atomic max when
+// it rises. Each slot then holds a real element of warps of its own class,
+// so the m slots hold m distinct elements, and no element below the
+// smallest slot is among the top m of all: every warp may raise its
+// threshold to it. `seen` is slot lane % m as read with this tile's loads;
+// the warp takes the minimum over its lanes. Why the maximum and not the
+// list's m-th key: a warp's m-th key of its own ~32 tiles is about the
+// 1/1000 quantile, a contender in nearly every tile of 1024 floats for
+// k = 32 (what made the m-th-key bound slower than the reference there);
+// the smallest of m maxima over ~2000/m warps' tiles is far higher (a
+// model of 2112 warps x 31 tiles: the slow path in ~2 tiles a warp instead
+// of ~21).
 template <unsigned kItems>
 __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std::size_t count, Key seen,
-                            Key* bound, WarpList& w) {
-    seen = __shfl_sync(kFullMask, seen, 0);
+                            Key* slots, unsigned slot, Key* staged, WarpList& w) {
+    static_assert(kItems <= 32, "the item mask has one bit per item");
+    for (unsigned distance = 16; distance > 0; distance /= 2) {
+        seen = min(seen, __shfl_xor_sync(kFullMask, seen, distance));
+    }
     if (seen > w.threshold) {
         w.threshold = seen;
         update_lowest(w);
     }
-    bool contender = w.everything;
-#pragma unroll
-    for (unsigned item = 0; item < kItems; ++item) contender = contender || items[item] >= w.lowest;
-    if (!__any_sync(kFullMask, contender)) return;
+    unsigned mine = 0;
 #pragma unroll
     for (unsigned item = 0; item < kItems; ++item) {
+        if (w.everything || items[item] >= w.lowest) mine |= 1u << item;
+    }
+    if (!__any_sync(kFullMask, mine != 0)) return;
+    const unsigned lane = threadIdx.x % 32;
+    unsigned filled = 0;  // staging slots in use, the same in every lane
+    unsigned any_lane = mine;
+    for (unsigned distance = 16; distance > 0; distance /= 2) {
+        any_lane |= __shfl_xor_sync(kFullMask, any_lane, distance);
+    }
+#pragma unroll
+    for (unsigned item = 0; item < kItems; ++item) {
+        if ((any_lane & (1u << item)) == 0) continue;  // warp-uniform
         const std::size_t i = item_index(base, item);
         const Key key = pack_key(items[item], i);
-        unsigned lanes = __ballot_sync(kFullMask, contender && i < count && key > w.threshold);
-        while (lanes != 0) {
-            const int leader = __ffs(static_cast<int>(lanes)) - 1;
-            lanes &= lanes - 1;
-            const Key x = __shfl_sync(kFullMask, key, leader);
-            if (x > w.threshold) insert(w, x);
+        const bool passes = (mine & (1u << item)) != 0 && i < count && key > w.threshold;
+        const unsigned lanes = __ballot_sync(kFullMask, passes);
+        // This key's place among the item's contenders: the lanes below it.
+        const unsigned place = static_cast<unsigned>(__popc(lanes & ((1u << lane) - 1u)));
+        const unsigned contenders = static_cast<unsigned>(__popc(lanes));
+        if (passes && filled + place < 32) staged[filled + place] = key;
+        if (filled + contenders < 32) {
+            filled += contenders;
+            continue;
         }
+        // The slots are full: merge them, then stage the keys that found
+        // no room (places 32 - filled and up) from slot 0.
+        merge_staged(w, staged, 32);
+        const unsigned first_left = 32 - filled;
+        if (passes && place >= first_left) staged[place - first_left] = key;
+        filled = filled + contenders - 32;
     }
+    if (filled > 0) merge_staged(w, staged, filled);
     update_lowest(w);
-    const Key mth = __shfl_sync(kFullMask, w.list, w.rank);
-    if (mth > w.published) {
-        w.published = mth;
-        if (threadIdx.x % 32 == 0) SharedBound(*bound).fetch_max(mth, cuda::memory_order_relaxed);
+    const Key maximum = __shfl_sync(kFullMask, w.list, 0);
+    if (maximum > w.published) {
+        w.published = maximum;
+        if (threadIdx.x % 32 == 0) SharedBound(slots[slot]).fetch_max(maximum, cuda::memory_order_relaxed);
     }
 }
 
@@ -223,36 +272,29 @@ __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std:
 // one (a key must beat the threshold, and the seed's own must get in).
 template <unsigned kItems>
 __device__ void seed_threshold(const float (&items)[kItems], std::size_t base, std::size_t count, WarpList& w) {
-    const unsigned lane = threadIdx.x % 32;
     Key mine = kEmptyKey;
 #pragma unroll
     for (unsigned item = 0; item < kItems; ++item) {
         const std::size_t i = item_index(base, item);
         if (i < count) mine = max(mine, pack_key(items[item], i));
     }
-    for (unsigned sequence = 2; sequence <= 32; sequence *= 2) {
-        for (unsigned distance = sequence / 2; distance > 0; distance /= 2) {
-            const Key other = __shfl_xor_sync(kFullMask, mine, distance);
-            const bool descending = (lane & sequence) == 0;
-            const bool first = (lane & distance) == 0;
-            mine = first == descending ? max(mine, other) : min(mine, other);
-        }
-    }
+    mine = sort_across_lanes(mine);
     const Key seed = __shfl_sync(kFullMask, mine, w.rank);
     w.threshold = seed == kEmptyKey ? kEmptyKey : seed - 1;
     update_lowest(w);
 }
 
 // The whole top-k in one launch. `lists` holds gridDim.x lists of 32 keys,
-// `ticket` counts the blocks done and `bound` is the grid's shared bound
-// (both 0 at launch).
+// `ticket` counts the blocks done and `slots` are the grid's m slots of
+// the shared bound (all 0 at launch).
 template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocksPerSm>
 __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     warp_top_k_kernel(const float* values, std::size_t count, bool aligned, unsigned m, Key* lists,
-                      unsigned* ticket, Key* bound, float* out_values, int* out_indices) {
+                      unsigned* ticket, Key* slots, float* out_values, int* out_indices) {
     constexpr unsigned kItems = 4 * kVectors;
     constexpr std::size_t kTile = 32 * kItems;
     __shared__ Key shared_lists[kWarps][32];
+    __shared__ Key staged[kWarps][32];  // each warp's staging slots (filter_tile)
     __shared__ bool last_block;
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
@@ -273,27 +315,28 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     float odd[kItems];
     Key seen_even = kEmptyKey;
     Key seen_odd = kEmptyKey;
-    const SharedBound shared_bound(*bound);
+    const SharedBound seen_slot(slots[lane % m]);
+    const unsigned slot = (blockIdx.x * kWarps + warp) % m;
     if (tile < tiles) {
         load_tile(values, count, aligned, tile * kTile, even);
-        seen_even = shared_bound.load(cuda::memory_order_relaxed);
+        seen_even = seen_slot.load(cuda::memory_order_relaxed);
         if (tile + warps < tiles) {
             load_tile(values, count, aligned, (tile + warps) * kTile, odd);
-            seen_odd = shared_bound.load(cuda::memory_order_relaxed);
+            seen_odd = seen_slot.load(cuda::memory_order_relaxed);
         }
         seed_threshold(even, tile * kTile, count, w);
     }
     for (; tile < tiles; tile += 2 * warps) {
-        filter_tile(even, tile * kTile, count, seen_even, bound, w);
+        filter_tile(even, tile * kTile, count, seen_even, slots, slot, staged[warp], w);
         if (tile + warps >= tiles) break;
         if (tile + 2 * warps < tiles) {
             load_tile(values, count, aligned, (tile + 2 * warps) * kTile, even);
-            seen_even = shared_bound.load(cuda::memory_order_relaxed);
+            seen_even = seen_slot.load(cuda::memory_order_relaxed);
         }
-        filter_tile(odd, (tile + warps) * kTile, count, seen_odd, bound, w);
+        filter_tile(odd, (tile + warps) * kTile, count, seen_odd, slots, slot, staged[warp], w);
         if (tile + 3 * warps < tiles) {
             load_tile(values, count, aligned, (tile + 3 * warps) * kTile, odd);
-            seen_odd = shared_bound.load(cuda::memory_order_relaxed);
+            seen_odd = seen_slot.load(cuda::memory_order_relaxed);
         }
     }
 
@@ -311,18 +354,23 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     // w + kWarps, ... (a list none of whose keys beats this warp's m-th
     // cannot change its best m), then the block's warps merge theirs.
     __threadfence();
-    // The next list's load is issued before this one is merged: the lists
-    // come from L2, and a warp merging them one load at a time would wait
-    // for each.
+    // The lists come from L2: kInFlight of them are loaded before any is
+    // merged, so a warp waits about one L2 latency per kInFlight lists, not
+    // one per list (some 33 lists a warp for 2^26 floats).
+    constexpr unsigned kInFlight = 8;
     mine = kEmptyKey;
-    Key next = warp < gridDim.x ? __ldcg(&lists[static_cast<std::size_t>(warp) * 32 + 31 - lane]) : kEmptyKey;
-    for (unsigned block = warp; block < gridDim.x; block += kWarps) {
-        const Key other = next;
-        if (block + kWarps < gridDim.x) {
-            next = __ldcg(&lists[static_cast<std::size_t>(block + kWarps) * 32 + 31 - lane]);
+    for (unsigned first = warp; first < gridDim.x; first += kInFlight * kWarps) {
+        Key batch[kInFlight];
+#pragma unroll
+        for (unsigned j = 0; j < kInFlight; ++j) {
+            const unsigned block = first + j * kWarps;
+            batch[j] = block < gridDim.x ? __ldcg(&lists[static_cast<std::size_t>(block) * 32 + 31 - lane]) : kEmptyKey;
         }
-        const Key mth = __shfl_sync(kFullMask, mine, m - 1);
-        if (__any_sync(kFullMask, other > mth)) mine = merge_lists(mine, other);
+#pragma unroll
+        for (unsigned j = 0; j < kInFlight; ++j) {
+            const Key mth = __shfl_sync(kFullMask, mine, m - 1);
+            if (__any_sync(kFullMask, batch[j] > mth)) mine = merge_lists(mine, batch[j]);
+        }
     }
     mine = merge_block_lists<kWarps>(mine, shared_lists);
     if (warp == 0 && lane < m) {
@@ -370,10 +418,10 @@ unsigned grid_blocks(std::size_t n) {
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
 }
 
-// The ticket (8 bytes, keeping the keys 8-byte aligned), the shared bound,
-// then 32 keys per block.
+// The ticket (8 bytes, keeping the keys 8-byte aligned), the bound's 32
+// slots, then 32 keys per block.
 constexpr std::size_t kTicketBytes = sizeof(Key);
-constexpr std::size_t kHeaderBytes = kTicketBytes + sizeof(Key);
+constexpr std::size_t kHeaderBytes = kTicketBytes + 32 * sizeof(Key);
 
 }  // namespace
 
@@ -401,13 +449,13 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
     }
     const unsigned blocks = grid_blocks<kWarps, kVectors, kMaxBlocksPerSm>(n);
     auto* ticket = static_cast<unsigned*>(workspace);
-    Key* bound = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kTicketBytes);
+    Key* slots = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kTicketBytes);
     Key* lists = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kHeaderBytes);
     const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
     const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
     COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kHeaderBytes));
     warp_top_k_kernel<kWarps, kVectors, (kMaxBlocksPerSm > 0 ? kMaxBlocksPerSm : 1)>
-        <<<blocks, kWarps * 32>>>(values, n, aligned, m, lists, ticket, bound, out_values, out_indices);
+        <<<blocks, kWarps * 32>>>(values, n, aligned, m, lists, ticket, slots, out_values, out_indices);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 
