@@ -214,6 +214,9 @@ function(course_emu_sources out target)
       DEPENDS "${cu}" "${translator}"
       COMMENT "Translating ${cu} for the emulator"
       VERBATIM)
+    # Kernel code checks the alignment of every typed load and store, as a
+    # GPU does (common/emu/src/alignment.cpp raises the fault).
+    set_source_files_properties("${folder}/${name}.cpp" PROPERTIES COMPILE_OPTIONS "-fsanitize=alignment")
     list(APPEND sources "${folder}/${name}.cpp")
   endforeach()
   set(${out} "${sources}" PARENT_SCOPE)

@@ -136,21 +136,45 @@ inline unsigned int __urhadd(unsigned int x, unsigned int y) {
     return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y + 1) >> 1);
 }
 
+namespace course_emu {
+
+/// @brief Raises the GPU's fault for an access to a `type` at `address`,
+/// which is not a multiple of `alignment` (cudaErrorMisalignedAddress),
+/// naming `file` and `line` (common/emu/src/alignment.cpp). Kernel code is
+/// compiled with -fsanitize=alignment, whose checks call it too.
+[[noreturn]] void misaligned_address(const char* file, int line, const char* type, const void* address,
+                                     std::size_t alignment);
+
+/// @brief `p`, after the check a GPU makes: an address that is a multiple of
+/// the type's alignment.
+template <class T>
+inline T* aligned_for_access(T* p, const char* type, const char* file, int line) {
+    if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0) misaligned_address(file, line, type, p, alignof(T));
+    return p;
+}
+
+}  // namespace course_emu
+
 // Loads through the read-only data cache and with cache hints: on the
-// emulator, plain loads and stores. A template would accept any type;
-// CUDA provides these for the built-in scalar and vector types only, so a
-// call that fails under nvcc fails here too.
-#define COURSE_EMU_LOAD_FUNCTIONS(T)                      \
-    inline T __ldg(const T* p) { return *p; }             \
-    inline T __ldcg(const T* p) { return *p; }            \
-    inline T __ldca(const T* p) { return *p; }            \
-    inline T __ldcs(const T* p) { return *p; }            \
-    inline T __ldlu(const T* p) { return *p; }            \
-    inline T __ldcv(const T* p) { return *p; }            \
-    inline void __stwb(T* p, T v) { *p = v; }             \
-    inline void __stcg(T* p, T v) { *p = v; }             \
-    inline void __stcs(T* p, T v) { *p = v; }             \
-    inline void __stwt(T* p, T v) { *p = v; }
+// emulator, plain loads and stores, with the GPU's alignment check made
+// here, where the caller's file and line are known (default arguments
+// evaluated at the call), so that a fault names the line of the kernel.
+// A template would accept any type; CUDA provides these for the built-in
+// scalar and vector types only, so a call that fails under nvcc fails here
+// too.
+#define COURSE_EMU_AT_CALLER const char *file = __builtin_FILE(), int line = __builtin_LINE()
+#define COURSE_EMU_CHECKED(T) (*::course_emu::aligned_for_access(p, "'" #T "'", file, line))
+#define COURSE_EMU_LOAD_FUNCTIONS(T)                                                             \
+    inline T __ldg(const T* p, COURSE_EMU_AT_CALLER) { return COURSE_EMU_CHECKED(T); }           \
+    inline T __ldcg(const T* p, COURSE_EMU_AT_CALLER) { return COURSE_EMU_CHECKED(T); }          \
+    inline T __ldca(const T* p, COURSE_EMU_AT_CALLER) { return COURSE_EMU_CHECKED(T); }          \
+    inline T __ldcs(const T* p, COURSE_EMU_AT_CALLER) { return COURSE_EMU_CHECKED(T); }          \
+    inline T __ldlu(const T* p, COURSE_EMU_AT_CALLER) { return COURSE_EMU_CHECKED(T); }          \
+    inline T __ldcv(const T* p, COURSE_EMU_AT_CALLER) { return COURSE_EMU_CHECKED(T); }          \
+    inline void __stwb(T* p, T v, COURSE_EMU_AT_CALLER) { COURSE_EMU_CHECKED(T) = v; }           \
+    inline void __stcg(T* p, T v, COURSE_EMU_AT_CALLER) { COURSE_EMU_CHECKED(T) = v; }           \
+    inline void __stcs(T* p, T v, COURSE_EMU_AT_CALLER) { COURSE_EMU_CHECKED(T) = v; }           \
+    inline void __stwt(T* p, T v, COURSE_EMU_AT_CALLER) { COURSE_EMU_CHECKED(T) = v; }
 COURSE_EMU_LOAD_FUNCTIONS(char)
 COURSE_EMU_LOAD_FUNCTIONS(signed char)
 COURSE_EMU_LOAD_FUNCTIONS(short)

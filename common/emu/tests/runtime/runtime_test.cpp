@@ -88,6 +88,46 @@ TEST_CASE("a fault names the kernel, the block, the thread and the source line",
     CHECK(cudaFree(p) == cudaSuccess);
 }
 
+TEST_CASE("a float4 load from an address no multiple of 16 stops the kernel as a GPU does", "[emu][runtime]") {
+    course::DeviceBuffer<float> in(std::vector<float>(4 * 33, 1.0f)), out(4 * 32);
+    ResetDevice reset;  // after the buffers: the device is reset before they are freed
+    using emu_test::VectorLoad;
+    const VectorLoad load = GENERATE(VectorLoad::whole, VectorLoad::members, VectorLoad::ldg);
+    CAPTURE(static_cast<int>(load));
+    SECTION("aligned: the copy runs") {
+        emu_test::launch_vector_copy(in.data(), out.data(), 4, 32, load);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        for (const float v : out.download()) CHECK(v == 1.0f);
+    }
+    SECTION("one float off: misaligned address, with the file and line of the load") {
+        const int line = emu_test::launch_vector_copy(in.data(), out.data(), 1, 32, load);
+#ifdef __clang__
+        // Clang's -fsanitize=alignment checks member accesses and scalar
+        // loads, not a copy of a whole struct (GCC's checks both): a known
+        // gap of the emulator built with Clang (docs/emulator.md).
+        if (load == VectorLoad::whole) {
+            CHECK(cudaDeviceSynchronize() == cudaSuccess);
+            return;
+        }
+#endif
+        REQUIRE(cudaDeviceSynchronize() == cudaErrorMisalignedAddress);
+        const std::string report = course_emu::last_fault_report();
+        CAPTURE(report);
+        CHECK(report.find("test_kernels.cu:" + std::to_string(line)) != std::string::npos);
+        CHECK(report.find("misaligned address") != std::string::npos);
+        CHECK(report.find("float4") != std::string::npos);
+        CHECK(report.find("multiple of 16 bytes") != std::string::npos);
+    }
+}
+
+TEST_CASE("float4 arrays in static and dynamic shared memory are 16-byte aligned", "[emu][runtime]") {
+    course::DeviceBuffer<float> out(4 * 32);
+    emu_test::launch_shared_vector_round_trip(out.data());
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<float> v = out.download();
+    for (int t = 0; t < 32; ++t) CHECK(v[4 * t + 3] == static_cast<float>(31 - t));
+}
+
 TEST_CASE("the course's error check quotes the emulator's fault report", "[emu][runtime]") {
     ResetDevice reset;
     emu_test::launch_trap(0, 0);

@@ -34,6 +34,40 @@ int launch_trap(unsigned fault_block, unsigned fault_thread) {
     return __LINE__ - 6;
 }
 
+__global__ void vector_copy(const float* in, float* out, int offset, VectorLoad load) {
+    // in + offset is 16-byte aligned only when offset is a multiple of 4.
+    const float4* from = reinterpret_cast<const float4*>(in + offset) + threadIdx.x;
+    float4 v{};
+    switch (load) {  // one line per form, in the order of VectorLoad: the lines launch_vector_copy returns
+        case VectorLoad::whole: v = *from; break;
+        case VectorLoad::members: v = make_float4(from->x, from->y, from->z, from->w); break;
+        case VectorLoad::ldg: v = __ldg(from); break;
+    }
+    reinterpret_cast<float4*>(out)[threadIdx.x] = v;
+}
+
+int launch_vector_copy(const float* in, float* out, int offset, unsigned threads, VectorLoad load) {
+    vector_copy<<<1, threads>>>(in, out, offset, load);
+    return __LINE__ - 9 + static_cast<int>(load);
+}
+
+__global__ void shared_vector_round_trip(float* out) {
+    // Shared memory as a GPU lays it out: a float4 array 16-byte aligned,
+    // dynamic shared memory at least as much, whatever came before it.
+    __shared__ float pad[3];
+    __shared__ float4 tile[32];
+    extern __shared__ float4 dynamic_tile[];
+    pad[threadIdx.x % 3] = 0.0f;
+    tile[threadIdx.x] = make_float4(1.0f, 2.0f, 3.0f, static_cast<float>(threadIdx.x));
+    dynamic_tile[threadIdx.x] = tile[threadIdx.x];
+    __syncthreads();
+    reinterpret_cast<float4*>(out)[threadIdx.x] = dynamic_tile[31 - threadIdx.x];
+}
+
+void launch_shared_vector_round_trip(float* out) {
+    shared_vector_round_trip<<<1, 32, 32 * sizeof(float4)>>>(out);
+}
+
 __global__ void record_order(unsigned* order, unsigned* count) {
     order[*count] = threadIdx.x;
     *count += 1;

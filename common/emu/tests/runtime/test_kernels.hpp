@@ -17,6 +17,21 @@ void launch_empty(dim3 grid, dim3 block, size_t dynamic_shared_bytes = 0);
 /// Thread `fault_thread` of block `fault_block` calls __trap(); returns the line of that call.
 int launch_trap(unsigned fault_block, unsigned fault_thread);
 
+/// One block of `threads` threads copies `threads` float4 from `in + offset`
+/// How vector_copy reads its float4: the whole struct (`*p`), member by
+/// member (`p->x`, ...), or through __ldg.
+enum class VectorLoad { whole, members, ldg };
+
+/// One block of `threads` threads copies `threads` float4 from `in + offset`
+/// to `out` through float4 pointers, reading them as `load` says; returns
+/// the line of the load, which a GPU (and the emulator) stops at when
+/// `in + offset` is not 16-byte aligned.
+int launch_vector_copy(const float* in, float* out, int offset, unsigned threads, VectorLoad load);
+
+/// One block of 32 threads stores float4s to static and dynamic shared
+/// memory and writes them back reversed: out[4 * t + 3] = 31 - t.
+void launch_shared_vector_round_trip(float* out);
+
 /// One block of `threads` threads; each appends its threadIdx.x to order[*count] (no atomics:
 /// the threads of one block run on one worker, one after another, in the schedule's order).
 void launch_record_order(unsigned threads, unsigned* order, unsigned* count);
