@@ -507,6 +507,9 @@ std::vector<TilingRun> other_tilings() {
         Tiling<128, 256, 2, 4, 4, 1, 64, kGroupRows, true, 4>,
         // P + S2 with K steps of 32 and 4 stages (106 KiB): twice the barriers, half the step.
         Tiling<128, 256, 2, 4, 4, 1, 32, kGroupRows, true, 2>,
+        // P + S4 with K steps of 128 and 2 stages (204 KiB): half the barriers; a step's copies land while
+        // the one before is multiplied, the last slice with two of its eight sub-steps to go.
+        Tiling<128, 256, 2, 4, 2, 1, 128, kGroupRows, true, 4>,
         // P + S4 with groups of 8 and of 4 rows of tiles instead of 16 (the order blocks take C's tiles).
         Tiling<128, 256, 2, 4, 3, 1, 64, 8, true, 4>,
         Tiling<128, 256, 2, 4, 3, 1, 64, 4, true, 4>,
