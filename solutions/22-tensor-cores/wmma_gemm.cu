@@ -471,8 +471,8 @@ std::string describe() {
            " warps of " + n(Tile::kWarpM) + " x " + n(Tile::kWarpN) + ", K step " + n(Tile::kBlockK) + ", " +
            n(Tile::kStages) + " stages, " + n(Tile::kMinBlocksPerSM) + " block(s)/SM" +
            (Tile::kGroupRows != kGroupRows ? ", groups of " + n(Tile::kGroupRows) + " tile rows" : "") +
-           (Tile::kPrefetchFragments ? ", fragments of the next 16 columns prefetched (two sets)" : "") +
-           (Tile::kCopySlices > 1 ? ", copies started in " + n(Tile::kCopySlices) + " slices a step" : "");
+           (Tile::kPrefetchFragments ? ", next fragments prefetched" : "") +
+           (Tile::kCopySlices > 1 ? ", copies in " + n(Tile::kCopySlices) + " slices a step" : "");
 }
 
 template <class Tile>
