@@ -163,8 +163,8 @@ struct Tiling {
 // 16 products (a 32 x 64 warp tile loads 6 for 8), and a step of 64
 // columns needs one wait and one barrier where steps of 32 need two: the
 // fastest of the configurations measured on an H100 (see the lesson's page).
-// (The benchmark of the reference also times two other configurations: see
-// the end of the file.)
+// (The benchmark of the reference also times other configurations, and
+// candidates that reorder the same work: see the end of the file.)
 using DefaultTiling = Tiling<128, 256, 2, 4, 3, 1, 64>;
 
 template <class T>
