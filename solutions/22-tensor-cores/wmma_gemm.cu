@@ -95,7 +95,9 @@ constexpr int kVector = 8;          // 16-bit values per 16-byte copy
 // they spread over all 32 banks, and A's rows of 144 (or 80) bytes do the
 // same: any odd multiple of 16 bytes does. The padding keeps every row
 // 16-byte aligned (the copies) and every 16th row 32-byte aligned (a
-// fragment's start).
+// fragment's start). (CUTLASS avoids the conflicts without padding, by
+// XOR-swizzling where each 16-byte chunk of a row goes; load_matrix_sync
+// knows only a row stride, ldm, so it cannot read a swizzled tile.)
 constexpr int kPad = 8;
 // Block tiles are handed out in groups of this many rows of tiles, column
 // by column, so that the blocks running at once share their rows of A and
@@ -103,8 +105,19 @@ constexpr int kPad = 8;
 constexpr int kGroupRows = 16;
 
 // The shape of one configuration of the kernel: the block tile, the warps
-// over it, the pipeline's depth and its step along K.
-template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM, int BlockK>
+// over it, the pipeline's depth and its step along K. The last three
+// parameters change the order of its work, not its shape (the reference
+// keeps their defaults; the benchmark of the reference times the others):
+// GroupRows, the rows of tiles a group walks down (see the kernel);
+// PrefetchFragments, each warp loads the fragments of the next 16 columns
+// of K while it multiplies the present ones, in two sets of fragment
+// registers, and those of a step's first 16 columns in the previous step,
+// right after the barrier (the compiler interleaves loads and products
+// within a step by itself, but moves no load across a barrier); CopySlices,
+// the copies of a K step are started in this many slices, one every few
+// 16-column sub-steps, rather than all at once before the products.
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM, int BlockK,
+          int GroupRows = kGroupRows, bool PrefetchFragments = false, int CopySlices = 1>
 struct Tiling {
     static constexpr int kBlockM = BlockM;  // rows of C per block
     static constexpr int kBlockN = BlockN;  // columns of C per block
@@ -113,6 +126,10 @@ struct Tiling {
     static constexpr int kWarpsN = WarpsN;  // ... and across
     static constexpr int kStages = Stages;  // shared buffers: the K steps in flight + the one multiplied
     static constexpr int kMinBlocksPerSM = MinBlocksPerSM;  // what __launch_bounds__ holds the registers to
+    static constexpr int kGroupRows = GroupRows;
+    static constexpr bool kPrefetchFragments = PrefetchFragments;
+    static constexpr int kCopySlices = CopySlices;
+    static constexpr int kSubSteps = kBlockK / kFragment;  // 16-column sub-steps of a K step
     static constexpr int kThreads = kWarpsM * kWarpsN * kWarpSize;
     static constexpr int kWarpM = kBlockM / kWarpsM;    // rows of C per warp
     static constexpr int kWarpN = kBlockN / kWarpsN;    // columns of C per warp
@@ -128,8 +145,13 @@ struct Tiling {
     static_assert(kFragsM * kFragment * kWarpsM == kBlockM && kFragsN * kFragment * kWarpsN == kBlockN);
     static_assert(kBlockK % kFragment == 0);
     static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is multiplied");
-    static_assert((kBlockM * kBlockK / kVector) % kThreads == 0 && (kBlockK * kBlockN / kVector) % kThreads == 0,
-                  "every thread copies the same number of 16-byte chunks of each tile");
+    static_assert((kBlockM * kBlockK / kVector) % (kThreads * kCopySlices) == 0 &&
+                      (kBlockK * kBlockN / kVector) % (kThreads * kCopySlices) == 0,
+                  "every thread copies the same number of 16-byte chunks of each slice of each tile");
+    static_assert(kSubSteps % kCopySlices == 0 && kBlockM % kCopySlices == 0 && kBlockK % kCopySlices == 0,
+                  "a slice of copies, the same rows of every stage, starts every few sub-steps");
+    static_assert(!kPrefetchFragments || kSubSteps % 2 == 0,
+                  "two sets of fragments alternate, the first sub-step of every K step in the first set");
     // The edge buffers (a 16 x 16 float fragment per warp) reuse the stages after the K loop.
     static_assert(kWarpsM * kWarpsN * kFragment * kFragment * 4 <= kStages * (kAStage + kBStage) * 2);
 };
@@ -141,8 +163,8 @@ struct Tiling {
 // 16 products (a 32 x 64 warp tile loads 6 for 8), and a step of 64
 // columns needs one wait and one barrier where steps of 32 need two: the
 // fastest of the configurations measured on an H100 (see the lesson's page).
-// (The benchmark of the reference also times two other configurations: see
-// the end of the file.)
+// (The benchmark of the reference also times other configurations, and
+// candidates that reorder the same work: see the end of the file.)
 using DefaultTiling = Tiling<128, 256, 2, 4, 3, 1, 64>;
 
 template <class T>
@@ -212,16 +234,16 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     const int warp_col = warp % Tile::kWarpsN;
 
     // Which tile of C: blocks start in the order of their linear index, so
-    // this walks down a group of kGroupRows rows of tiles before moving one
+    // this walks down a group of Tile::kGroupRows rows of tiles before moving one
     // column on. The blocks running at once then cover a near-square patch
     // of C and read its rows of A and columns of B from L2, where row by row
     // they would need all of B at once.
     const int tiles_m = static_cast<int>(gridDim.y), tiles_n = static_cast<int>(gridDim.x);
     const int linear = static_cast<int>(blockIdx.y) * tiles_n + static_cast<int>(blockIdx.x);
-    const int group = linear / (kGroupRows * tiles_n);
-    const int first_row = group * kGroupRows;
-    const int rows_in_group = min(tiles_m - first_row, kGroupRows);
-    const int in_group = linear - group * kGroupRows * tiles_n;
+    const int group = linear / (Tile::kGroupRows * tiles_n);
+    const int first_row = group * Tile::kGroupRows;
+    const int rows_in_group = min(tiles_m - first_row, Tile::kGroupRows);
+    const int in_group = linear - group * Tile::kGroupRows * tiles_n;
     const int block_row = (first_row + in_group % rows_in_group) * Tile::kBlockM;
     const int block_col = in_group / rows_in_group * Tile::kBlockN;
 
@@ -233,13 +255,45 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
         for (int j = 0; j < Tile::kFragsN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
     }
 
-    // Starts the copies of K step `tile` into stage `stage`.
-    const auto load_stage = [&](int stage, int tile) {
+    // Starts the copies of slice `slice` of K step `tile` into stage
+    // `stage`: its share of the rows of the step's A tile and of its B tile
+    // (the whole of both where a step is copied in one slice).
+    const auto load_stage = [&](int stage, int tile, int slice) {
+        constexpr int kARows = Tile::kBlockM / Tile::kCopySlices, kBRows = kBlockK / Tile::kCopySlices;
         const int k0 = tile * kBlockK;
-        load_tile_async<Tile::kThreads, Tile::kBlockM, kBlockK, Tile::kAStride, Whole>(
-            a_stages + stage * Tile::kAStage, A, M, K, block_row, k0, Vectors || vector_a);
-        load_tile_async<Tile::kThreads, kBlockK, Tile::kBlockN, Tile::kBStride, Whole>(
-            b_stages + stage * Tile::kBStage, B, K, N, k0, block_col, Vectors || vector_b);
+        load_tile_async<Tile::kThreads, kARows, kBlockK, Tile::kAStride, Whole>(
+            a_stages + stage * Tile::kAStage + slice * kARows * Tile::kAStride, A, M, K, block_row + slice * kARows,
+            k0, Vectors || vector_a);
+        load_tile_async<Tile::kThreads, kBRows, Tile::kBlockN, Tile::kBStride, Whole>(
+            b_stages + stage * Tile::kBStage + slice * kBRows * Tile::kBStride, B, K, N, k0 + slice * kBRows,
+            block_col, Vectors || vector_b);
+    };
+
+    using FragmentA = wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, T, wmma::row_major>;
+    using FragmentB = wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, T, wmma::row_major>;
+    // Loads the warp's fragments of the 16 columns of K from kk on (kk = 0,
+    // 16, ...) of a stage: kFragsM of A down its rows, kFragsN of B across.
+    const auto load_fragments = [&](FragmentA(&a)[Tile::kFragsM], FragmentB(&b)[Tile::kFragsN], int stage, int kk) {
+        const T* a_tile = a_stages + stage * Tile::kAStage;
+        const T* b_tile = b_stages + stage * Tile::kBStage;
+#pragma unroll
+        for (int i = 0; i < Tile::kFragsM; ++i) {
+            wmma::load_matrix_sync(a[i], a_tile + (warp_row * Tile::kWarpM + i * kFragment) * Tile::kAStride + kk,
+                                   Tile::kAStride);
+        }
+#pragma unroll
+        for (int j = 0; j < Tile::kFragsN; ++j) {
+            wmma::load_matrix_sync(b[j], b_tile + kk * Tile::kBStride + warp_col * Tile::kWarpN + j * kFragment,
+                                   Tile::kBStride);
+        }
+    };
+    // The warp's products: every fragment of A with every fragment of B.
+    const auto multiply = [&](const FragmentA(&a)[Tile::kFragsM], const FragmentB(&b)[Tile::kFragsN]) {
+#pragma unroll
+        for (int i = 0; i < Tile::kFragsM; ++i) {
+#pragma unroll
+            for (int j = 0; j < Tile::kFragsN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+        }
     };
 
     // The pipeline. Each thread commits one batch of copies per K step, and
@@ -254,40 +308,61 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     const int k_tiles = (K + kBlockK - 1) / kBlockK;
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
-        if (s < k_tiles) load_stage(s, s);
+        if (s < k_tiles) {
+#pragma unroll
+            for (int slice = 0; slice < Tile::kCopySlices; ++slice) load_stage(s, s, slice);
+        }
         __pipeline_commit();
     }
-    int read_stage = 0, write_stage = kStages - 1;
-    for (int t = 0; t < k_tiles; ++t) {
+    const auto wait_for_stage = [&] {
         __pipeline_wait_prior(kStages - 2);
         __syncthreads();
-        if (t + kStages - 1 < k_tiles) load_stage(write_stage, t + kStages - 1);
-        __pipeline_commit();
-
-        const T* a_tile = a_stages + read_stage * Tile::kAStage;
-        const T* b_tile = b_stages + read_stage * Tile::kBStage;
-#pragma unroll
-        for (int kk = 0; kk < kBlockK; kk += kFragment) {
-            wmma::fragment<wmma::matrix_a, kFragment, kFragment, kFragment, T, wmma::row_major> a[Tile::kFragsM];
-            wmma::fragment<wmma::matrix_b, kFragment, kFragment, kFragment, T, wmma::row_major> b[Tile::kFragsN];
-#pragma unroll
-            for (int i = 0; i < Tile::kFragsM; ++i) {
-                wmma::load_matrix_sync(a[i], a_tile + (warp_row * Tile::kWarpM + i * kFragment) * Tile::kAStride + kk,
-                                       Tile::kAStride);
-            }
-#pragma unroll
-            for (int j = 0; j < Tile::kFragsN; ++j) {
-                wmma::load_matrix_sync(b[j], b_tile + kk * Tile::kBStride + warp_col * Tile::kWarpN + j * kFragment,
-                                       Tile::kBStride);
-            }
-#pragma unroll
-            for (int i = 0; i < Tile::kFragsM; ++i) {
-#pragma unroll
-                for (int j = 0; j < Tile::kFragsN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-            }
-        }
+    };
+    int read_stage = 0, write_stage = kStages - 1;
+    const auto next_stages = [&] {
         read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
         write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
+    };
+    // Prefetching, the wait and the barrier of step t + 1 come in step t's
+    // last sub-step, after the fragments of that sub-step are in registers
+    // (loaded in the one before): every read of step t's stage is then done
+    // before the barrier, and the loads of step t + 1's first fragments run
+    // while the last products of step t are multiplied. The first sets of
+    // fragments are loaded before the loop.
+    constexpr int kSets = Tile::kPrefetchFragments ? 2 : 1;
+    FragmentA a[kSets][Tile::kFragsM];
+    FragmentB b[kSets][Tile::kFragsN];
+    if constexpr (Tile::kPrefetchFragments) {
+        wait_for_stage();
+        if (k_tiles > 0) load_fragments(a[0], b[0], read_stage, 0);
+    }
+    for (int t = 0; t < k_tiles; ++t) {
+        if (!Tile::kPrefetchFragments) wait_for_stage();
+#pragma unroll
+        for (int step = 0; step < Tile::kSubSteps; ++step) {
+            // A slice of the copies every kSubSteps / kCopySlices sub-steps,
+            // committed as one batch after the last.
+            constexpr int kEvery = Tile::kSubSteps / Tile::kCopySlices;
+            if (step % kEvery == 0) {
+                if (t + kStages - 1 < k_tiles) load_stage(write_stage, t + kStages - 1, step / kEvery);
+                if (step / kEvery == Tile::kCopySlices - 1) __pipeline_commit();
+            }
+            if constexpr (Tile::kPrefetchFragments) {
+                const int set = step % 2, next = (step + 1) % 2;
+                if (step + 1 < Tile::kSubSteps) {
+                    load_fragments(a[next], b[next], read_stage, (step + 1) * kFragment);
+                } else {
+                    wait_for_stage();
+                    next_stages();
+                    if (t + 1 < k_tiles) load_fragments(a[next], b[next], read_stage, 0);
+                }
+                multiply(a[set], b[set]);
+            } else {
+                load_fragments(a[0], b[0], read_stage, step * kFragment);
+                multiply(a[0], b[0]);
+            }
+        }
+        if (!Tile::kPrefetchFragments) next_stages();
     }
 
     // The stages become the edge buffers: nothing may still be copied into
@@ -394,7 +469,10 @@ std::string describe() {
     const auto n = [](int v) { return std::to_string(v); };
     return n(Tile::kBlockM) + " x " + n(Tile::kBlockN) + " tiles, " + n(Tile::kWarpsM * Tile::kWarpsN) +
            " warps of " + n(Tile::kWarpM) + " x " + n(Tile::kWarpN) + ", K step " + n(Tile::kBlockK) + ", " +
-           n(Tile::kStages) + " stages, " + n(Tile::kMinBlocksPerSM) + " block(s)/SM";
+           n(Tile::kStages) + " stages, " + n(Tile::kMinBlocksPerSM) + " block(s)/SM" +
+           (Tile::kGroupRows != kGroupRows ? ", groups of " + n(Tile::kGroupRows) + " tile rows" : "") +
+           (Tile::kPrefetchFragments ? ", next fragments prefetched" : "") +
+           (Tile::kCopySlices > 1 ? ", copies in " + n(Tile::kCopySlices) + " slices a step" : "");
 }
 
 template <class Tile>
@@ -416,7 +494,29 @@ std::vector<TilingRun> other_tilings() {
         Tiling<128, 128, 4, 2, 4, 2, 32>,
         // The present one's warp tiles and K step on 128 x 128 block tiles (4 warps, 108 KiB, two blocks
         // an SM): what the 128 x 256 block tile adds on top.
-        Tiling<128, 128, 2, 2, 3, 2, 64>>();
+        Tiling<128, 128, 2, 2, 3, 2, 64>,
+        // Candidates for the next reference: the present one's shape with the work reordered, then other
+        // shapes with the best of those orders. P: the fragments of the next 16 columns of K loaded while
+        // the present ones are multiplied, and a step's first ones before the step (PrefetchFragments).
+        // Sn: the copies of a step started in n slices, one every 4 / n sub-steps (CopySlices).
+        Tiling<128, 256, 2, 4, 3, 1, 64, kGroupRows, true>,      // P
+        Tiling<128, 256, 2, 4, 3, 1, 64, kGroupRows, false, 4>,  // S4
+        Tiling<128, 256, 2, 4, 3, 1, 64, kGroupRows, true, 4>,   // P + S4
+        Tiling<128, 256, 2, 4, 3, 1, 64, kGroupRows, true, 2>,   // P + S2
+        // P + S4 with 4 stages (204 KiB): three steps in flight instead of two.
+        Tiling<128, 256, 2, 4, 4, 1, 64, kGroupRows, true, 4>,
+        // P + S2 with K steps of 32 and 4 stages (106 KiB): twice the barriers, half the step.
+        Tiling<128, 256, 2, 4, 4, 1, 32, kGroupRows, true, 2>,
+        // P + S4 with K steps of 128 and 2 stages (204 KiB): half the barriers; a step's copies land while
+        // the one before is multiplied, the last slice with two of its eight sub-steps to go.
+        Tiling<128, 256, 2, 4, 2, 1, 128, kGroupRows, true, 4>,
+        // P + S4 with groups of 8 and of 4 rows of tiles instead of 16 (the order blocks take C's tiles).
+        Tiling<128, 256, 2, 4, 3, 1, 64, 8, true, 4>,
+        Tiling<128, 256, 2, 4, 3, 1, 64, 4, true, 4>,
+        // P + S4 on 256 x 128 block tiles (warps 4 x 2, each still 64 x 64).
+        Tiling<256, 128, 4, 2, 3, 1, 64, kGroupRows, true, 4>,
+        // P + S4 on 128 x 128 block tiles of 4 warps, two blocks an SM.
+        Tiling<128, 128, 2, 2, 3, 2, 64, kGroupRows, true, 4>>();
 }
 #endif
 

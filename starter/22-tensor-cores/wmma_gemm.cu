@@ -96,7 +96,9 @@ constexpr int kVector = 8;          // 16-bit values per 16-byte copy
 // they spread over all 32 banks, and A's rows of 144 (or 80) bytes do the
 // same: any odd multiple of 16 bytes does. The padding keeps every row
 // 16-byte aligned (the copies) and every 16th row 32-byte aligned (a
-// fragment's start).
+// fragment's start). (CUTLASS avoids the conflicts without padding, by
+// XOR-swizzling where each 16-byte chunk of a row goes; load_matrix_sync
+// knows only a row stride, ldm, so it cannot read a swizzled tile.)
 constexpr int kPad = 8;
 // Block tiles are handed out in groups of this many rows of tiles, column
 // by column, so that the blocks running at once share their rows of A and
@@ -104,8 +106,19 @@ constexpr int kPad = 8;
 constexpr int kGroupRows = 16;
 
 // The shape of one configuration of the kernel: the block tile, the warps
-// over it, the pipeline's depth and its step along K.
-template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM, int BlockK>
+// over it, the pipeline's depth and its step along K. The last three
+// parameters change the order of its work, not its shape (the reference
+// keeps their defaults; the benchmark of the reference times the others):
+// GroupRows, the rows of tiles a group walks down (see the kernel);
+// PrefetchFragments, each warp loads the fragments of the next 16 columns
+// of K while it multiplies the present ones, in two sets of fragment
+// registers, and those of a step's first 16 columns in the previous step,
+// right after the barrier (the compiler interleaves loads and products
+// within a step by itself, but moves no load across a barrier); CopySlices,
+// the copies of a K step are started in this many slices, one every few
+// 16-column sub-steps, rather than all at once before the products.
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Stages, int MinBlocksPerSM, int BlockK,
+          int GroupRows = kGroupRows, bool PrefetchFragments = false, int CopySlices = 1>
 struct Tiling {
     static constexpr int kBlockM = BlockM;  // rows of C per block
     static constexpr int kBlockN = BlockN;  // columns of C per block
@@ -114,6 +127,10 @@ struct Tiling {
     static constexpr int kWarpsN = WarpsN;  // ... and across
     static constexpr int kStages = Stages;  // shared buffers: the K steps in flight + the one multiplied
     static constexpr int kMinBlocksPerSM = MinBlocksPerSM;  // what __launch_bounds__ holds the registers to
+    static constexpr int kGroupRows = GroupRows;
+    static constexpr bool kPrefetchFragments = PrefetchFragments;
+    static constexpr int kCopySlices = CopySlices;
+    static constexpr int kSubSteps = kBlockK / kFragment;  // 16-column sub-steps of a K step
     static constexpr int kThreads = kWarpsM * kWarpsN * kWarpSize;
     static constexpr int kWarpM = kBlockM / kWarpsM;    // rows of C per warp
     static constexpr int kWarpN = kBlockN / kWarpsN;    // columns of C per warp
@@ -129,8 +146,13 @@ struct Tiling {
     static_assert(kFragsM * kFragment * kWarpsM == kBlockM && kFragsN * kFragment * kWarpsN == kBlockN);
     static_assert(kBlockK % kFragment == 0);
     static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is multiplied");
-    static_assert((kBlockM * kBlockK / kVector) % kThreads == 0 && (kBlockK * kBlockN / kVector) % kThreads == 0,
-                  "every thread copies the same number of 16-byte chunks of each tile");
+    static_assert((kBlockM * kBlockK / kVector) % (kThreads * kCopySlices) == 0 &&
+                      (kBlockK * kBlockN / kVector) % (kThreads * kCopySlices) == 0,
+                  "every thread copies the same number of 16-byte chunks of each slice of each tile");
+    static_assert(kSubSteps % kCopySlices == 0 && kBlockM % kCopySlices == 0 && kBlockK % kCopySlices == 0,
+                  "a slice of copies, the same rows of every stage, starts every few sub-steps");
+    static_assert(!kPrefetchFragments || kSubSteps % 2 == 0,
+                  "two sets of fragments alternate, the first sub-step of every K step in the first set");
     // The edge buffers (a 16 x 16 float fragment per warp) reuse the stages after the K loop.
     static_assert(kWarpsM * kWarpsN * kFragment * kFragment * 4 <= kStages * (kAStage + kBStage) * 2);
 };
@@ -204,16 +226,16 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     [[maybe_unused]] const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
 
     // Which tile of C: blocks start in the order of their linear index, so
-    // this walks down a group of kGroupRows rows of tiles before moving one
+    // this walks down a group of Tile::kGroupRows rows of tiles before moving one
     // column on. The blocks running at once then cover a near-square patch
     // of C and read its rows of A and columns of B from L2, where row by row
     // they would need all of B at once.
     const int tiles_m = static_cast<int>(gridDim.y), tiles_n = static_cast<int>(gridDim.x);
     const int linear = static_cast<int>(blockIdx.y) * tiles_n + static_cast<int>(blockIdx.x);
-    const int group = linear / (kGroupRows * tiles_n);
-    const int first_row = group * kGroupRows;
-    const int rows_in_group = min(tiles_m - first_row, kGroupRows);
-    const int in_group = linear - group * kGroupRows * tiles_n;
+    const int group = linear / (Tile::kGroupRows * tiles_n);
+    const int first_row = group * Tile::kGroupRows;
+    const int rows_in_group = min(tiles_m - first_row, Tile::kGroupRows);
+    const int in_group = linear - group * Tile::kGroupRows * tiles_n;
     [[maybe_unused]] const int block_row = (first_row + in_group % rows_in_group) * Tile::kBlockM;
     [[maybe_unused]] const int block_col = in_group / rows_in_group * Tile::kBlockN;
 

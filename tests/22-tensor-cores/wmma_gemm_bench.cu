@@ -2,9 +2,11 @@
 // inputs, float C. Your gemm_wmma_simple and gemm_wmma (or the
 // reference's) on half and on bfloat16 inputs; the earlier, single-buffered
 // reference kernel on half (single_stage_gemm.cuh), the baseline of the
-// cp.async pipeline; for the reference only, two other configurations of
-// its kernel (block and warp tiles, K step, stages), each labelled, so that
-// one run compares them with the reference's; cuBLAS SGEMM on the same
+// cp.async pipeline; for the reference only, other configurations of its
+// kernel (block and warp tiles, K step, stages, and the order of its work:
+// fragments prefetched, copies started in slices, the order of C's tiles),
+// each labelled, so that one run compares them with the reference's (the
+// candidates for the next reference among them); cuBLAS SGEMM on the same
 // values in float (FP32 units, no tensor cores: CUBLAS_PEDANTIC_MATH) for
 // comparison, and cuBLAS cublasGemmEx with half inputs, float output and
 // float compute (CUBLAS_COMPUTE_32F: tensor cores) last, the baseline the
