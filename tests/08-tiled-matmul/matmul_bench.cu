@@ -29,13 +29,16 @@
 #include <vector>
 
 // Variants of the register-blocked kernel, to measure what each change is
-// worth on the same GPU in one run. All use 256 threads as 16 x 16, each
-// computing a micro-tile of C whose rows and columns come in groups of 4,
-// 64 apart (the reference's 8 x 8: two groups each way), and A's slab
-// stored transposed. The switches, one RbVariant each:
+// worth on the same GPU in one run. All arrange their threads as 16 rows
+// of threads, each thread computing a micro-tile of C whose rows (columns)
+// come in groups of 4, one group per 16 rows (columns) of threads apart
+// (the reference's 8 x 8 with 16 x 16 threads: two groups each way, 64
+// apart), and store A's slab transposed. The switches, one RbVariant each:
 //   slab_k        columns of A (rows of B) per phase, 8 or 16
+//   threads       256 (16 x 16) or 128 (16 rows of 8)
 //   micro_rows,   the micro-tile, 8 or 16 each way; the block tile of C is
-//   micro_cols    16 times that (128 x 128 for 8 x 8, 128 x 256 for 8 x 16)
+//   micro_cols    that times the threads' rows and columns (128 x 128 for
+//                 8 x 8 with 256 threads, 128 x 256 for 8 x 16)
 //   double_buffer two pairs of slabs and one barrier per phase, instead of
 //                 one pair and two barriers
 //   async_copy    (with double_buffer) the next slabs copied from global
@@ -62,6 +65,7 @@
 // name a class-type template argument whose type is in one.
 struct RbVariant {
     int slab_k = 8;
+    int threads = 256;
     int micro_rows = 8;
     int micro_cols = 8;
     bool double_buffer = false;
@@ -89,15 +93,14 @@ __global__ void matmul_one_thread_per_element(const float* A, const float* B, fl
     C[static_cast<std::size_t>(row) * K + col] = sum;
 }
 
-constexpr int kRbThreads = 256;
-constexpr int kRbSide = 16;   // threads per row and per column of the 16 x 16
-constexpr int kRbGroup = 64;  // distance between a micro-tile's groups of 4 rows (columns): 16 threads x 4
+constexpr int kRbThreadRows = 16;  // rows of threads; threads / 16 columns of them
+constexpr int kRbRowGroup = 64;    // distance between a micro-tile's groups of 4 rows: 16 threads x 4
 // The variants have no bounds checks: the shape is whole block tiles (up to
 // 256 a side) and whole 16-wide slabs.
 static_assert(kSize % 256 == 0, "whole tiles and slabs");
 
 template <RbVariant V>
-__global__ void __launch_bounds__(kRbThreads, V.min_blocks)
+__global__ void __launch_bounds__(V.threads, V.min_blocks)
     matmul_register_blocked_variant(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                     int M, int K) {
     static_assert(V.slab_k == 8 || V.slab_k == 16, "a thread loads whole float4 of each slab");
@@ -105,14 +108,17 @@ __global__ void __launch_bounds__(kRbThreads, V.min_blocks)
     static_assert(V.double_buffer || !V.async_copy, "the asynchronous copy fills the pair not being read");
     static_assert(!(V.async_copy && V.pipelined), "one way of filling the other pair");
     static_assert(V.double_buffer || !V.pipelined, "the next pair's first values are read across the barrier");
-    constexpr int kBlockRows = kRbSide * V.micro_rows;
-    constexpr int kBlockCols = kRbSide * V.micro_cols;
+    static_assert(V.threads == 256 || V.threads == 128, "16 rows of 16 or 8 threads");
+    constexpr int kThreadCols = V.threads / kRbThreadRows;
+    constexpr int kColGroup = kThreadCols * 4;  // distance between a micro-tile's groups of 4 columns
+    constexpr int kBlockRows = kRbThreadRows * V.micro_rows;
+    constexpr int kBlockCols = kThreadCols * V.micro_cols;
     constexpr int kRowGroups = V.micro_rows / 4;
     constexpr int kColGroups = V.micro_cols / 4;
     constexpr int kBuffers = V.double_buffer ? 2 : 1;
     constexpr int kAStride = kBlockRows + (V.pad_a ? 4 : 0);
-    constexpr int kAQuads = kBlockRows * V.slab_k / 4 / kRbThreads;  // float4 of each slab a thread loads per phase
-    constexpr int kBQuads = V.slab_k * kBlockCols / 4 / kRbThreads;
+    constexpr int kAQuads = kBlockRows * V.slab_k / 4 / V.threads;  // float4 of each slab a thread loads per phase
+    constexpr int kBQuads = V.slab_k * kBlockCols / 4 / V.threads;
     __shared__ __align__(16) float a_slab[kBuffers][V.slab_k][kAStride];
     __shared__ __align__(16) float b_slab[kBuffers][V.slab_k][kBlockCols];
 
@@ -133,16 +139,17 @@ __global__ void __launch_bounds__(kRbThreads, V.min_blocks)
     }
     const int block_row = tile_row * kBlockRows;
     const int block_col = tile_col * kBlockCols;
-    // Float4 q of a thread: A's row (tid + q * 256) / (slab_k / 4), B's row
-    // (tid + q * 256) / (block columns / 4), consecutive threads along each
-    // row.
-    const auto a_row = [&](int q) { return (tid + q * kRbThreads) / (V.slab_k / 4); };
-    const auto a_col = [&](int q) { return ((tid + q * kRbThreads) % (V.slab_k / 4)) * 4; };
-    const auto b_row = [&](int q) { return (tid + q * kRbThreads) / (kBlockCols / 4); };
-    const auto b_col = [&](int q) { return ((tid + q * kRbThreads) % (kBlockCols / 4)) * 4; };
+    // Float4 q of a thread: A's row (tid + q * threads) / (slab_k / 4), B's
+    // row (tid + q * threads) / (block columns / 4), consecutive threads
+    // along each row.
+    const auto a_row = [&](int q) { return (tid + q * V.threads) / (V.slab_k / 4); };
+    const auto a_col = [&](int q) { return ((tid + q * V.threads) % (V.slab_k / 4)) * 4; };
+    const auto b_row = [&](int q) { return (tid + q * V.threads) / (kBlockCols / 4); };
+    const auto b_col = [&](int q) { return ((tid + q * V.threads) % (kBlockCols / 4)) * 4; };
     const int warp = tid / 32, lane = tid % 32;
-    const int ty = V.warp4x8 ? (warp / 2) * 4 + lane / 8 : tid / kRbSide;
-    const int tx = V.warp4x8 ? (warp % 2) * 8 + lane % 8 : tid % kRbSide;
+    constexpr int kWarpsPerRow = kThreadCols / 8;  // warp4x8: 4 x 8 patches side by side
+    const int ty = V.warp4x8 ? (warp / kWarpsPerRow) * 4 + lane / 8 : tid / kThreadCols;
+    const int tx = V.warp4x8 ? (warp % kWarpsPerRow) * 8 + lane % 8 : tid % kThreadCols;
 
     const auto quad = [](const float* matrix, int cols, int row, int col) {
         return *reinterpret_cast<const float4*>(matrix + static_cast<std::size_t>(row) * cols + col);
@@ -182,7 +189,8 @@ __global__ void __launch_bounds__(kRbThreads, V.min_blocks)
     };
 
     // A thread's values of A's column k and B's row k: group g is rows
-    // (columns) g * 64 + ty * 4 .. + 3 of the block tile.
+    // g * 64 + ty * 4 .. + 3 (columns g * kColGroup + tx * 4 .. + 3) of the
+    // block tile.
     struct Fragments {
         float4 a[kRowGroups];
         float4 b[kColGroups];
@@ -190,11 +198,11 @@ __global__ void __launch_bounds__(kRbThreads, V.min_blocks)
     const auto read_fragments = [&](Fragments& f, int buffer, int k) {
 #pragma unroll
         for (int g = 0; g < kRowGroups; ++g) {
-            f.a[g] = *reinterpret_cast<const float4*>(&a_slab[buffer][k][g * kRbGroup + ty * 4]);
+            f.a[g] = *reinterpret_cast<const float4*>(&a_slab[buffer][k][g * kRbRowGroup + ty * 4]);
         }
 #pragma unroll
         for (int g = 0; g < kColGroups; ++g) {
-            f.b[g] = *reinterpret_cast<const float4*>(&b_slab[buffer][k][g * kRbGroup + tx * 4]);
+            f.b[g] = *reinterpret_cast<const float4*>(&b_slab[buffer][k][g * kColGroup + tx * 4]);
         }
     };
     float acc[V.micro_rows][V.micro_cols] = {};
@@ -297,23 +305,29 @@ __global__ void __launch_bounds__(kRbThreads, V.min_blocks)
 
 #pragma unroll
     for (int i = 0; i < V.micro_rows; ++i) {
-        const int row = block_row + (i / 4) * kRbGroup + ty * 4 + i % 4;
+        const int row = block_row + (i / 4) * kRbRowGroup + ty * 4 + i % 4;
 #pragma unroll
         for (int g = 0; g < kColGroups; ++g) {
-            const int col = block_col + g * kRbGroup + tx * 4;
+            const int col = block_col + g * kColGroup + tx * 4;
             *reinterpret_cast<float4*>(C + static_cast<std::size_t>(row) * K + col) =
                 make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
         }
     }
 }
 
-// A variant's row name, from its switches; the 128 x 128 tile goes unnamed.
+// The block tile of C of a variant, rows and columns.
+int block_rows(const RbVariant& v) { return kRbThreadRows * v.micro_rows; }
+int block_cols(const RbVariant& v) { return v.threads / kRbThreadRows * v.micro_cols; }
+
+// A variant's row name, from its switches; the reference's shape (128 x 128,
+// 8 x 8 a thread, 256 threads) goes unnamed.
 std::string variant_name(const RbVariant& v) {
-    const std::string tile = v.micro_rows == 8 && v.micro_cols == 8
-                                 ? ""
-                                 : " " + std::to_string(kRbSide * v.micro_rows) + "x" +
-                                       std::to_string(kRbSide * v.micro_cols) + " (" + std::to_string(v.micro_rows) +
-                                       "x" + std::to_string(v.micro_cols) + " a thread)";
+    std::string tile;
+    if (v.micro_rows != 8 || v.micro_cols != 8 || v.threads != 256) {
+        tile = " " + std::to_string(block_rows(v)) + "x" + std::to_string(block_cols(v)) + " (" +
+               std::to_string(v.micro_rows) + "x" + std::to_string(v.micro_cols) + " a thread" +
+               (v.threads == 256 ? "" : ", " + std::to_string(v.threads) + " threads") + ")";
+    }
     const char* slabs = v.double_buffer ? (v.async_copy ? ", 2 pairs cp.async" : v.pipelined ? ", 2 pairs pipelined"
                                                                                                : ", 2 pairs")
                                         : ", 1 pair";
@@ -397,9 +411,9 @@ int main(int argc, char** argv) {
         constexpr RbVariant v = decltype(tag)::value;
         variants.push_back({variant_name(v),
                             [&](int s) {
-                                const dim3 grid(n / (kRbSide * v.micro_cols), n / (kRbSide * v.micro_rows));
+                                const dim3 grid(n / block_cols(v), n / block_rows(v));
                                 matmul_register_blocked_variant<v>
-                                    <<<grid, kRbThreads>>>(a[s].data(), b[s].data(), c[s].data(), n, n);
+                                    <<<grid, v.threads>>>(a[s].data(), b[s].data(), c[s].data(), n, n);
                             },
                             false, 0.0});
     };
@@ -442,12 +456,15 @@ int main(int argc, char** argv) {
                              .pad_a = true, .min_blocks = 1};
     constexpr RbVariant tall{.micro_rows = 16, .double_buffer = true, .pipelined = true, .warp4x8 = true,
                              .pad_a = true, .min_blocks = 1};
+    constexpr RbVariant wide_128_threads{.threads = 128, .micro_cols = 16, .double_buffer = true, .pipelined = true,
+                                         .warp4x8 = true, .pad_a = true, .min_blocks = 2};
     constexpr RbVariant wide_k16{.slab_k = 16, .micro_cols = 16, .double_buffer = true, .pipelined = true,
                                  .warp4x8 = true, .min_blocks = 1};
     add_variant(RbTag<pipelined>{});  // 128 registers, no spills (sm_90, CUDA 13)
     add_variant(RbTag<wide>{});       // 251 registers, no spills
     add_variant(RbTag<tall>{});       // 255 registers, no spills
     add_variant(RbTag<wide_k16>{});   // 255 registers, 12 bytes spilled
+    add_variant(RbTag<wide_128_threads>{});  // 8 x 16 as in wide, 2 blocks of 4 warps per SM
     constexpr auto grouped = [](RbVariant v, int group_rows) {
         v.group_rows = group_rows;
         return v;
