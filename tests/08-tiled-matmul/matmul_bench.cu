@@ -464,7 +464,9 @@ int main(int argc, char** argv) {
     add_variant(RbTag<wide>{});       // 251 registers, no spills
     add_variant(RbTag<tall>{});       // 255 registers, no spills
     add_variant(RbTag<wide_k16>{});   // 255 registers, 12 bytes spilled
-    add_variant(RbTag<wide_128_threads>{});  // 8 x 16 as in wide, 2 blocks of 4 warps per SM
+    // 8 x 16 a thread on 128 x 128 with 128 threads: 254 registers, no
+    // spills, 2 blocks of 4 warps per SM, each covering the other's barriers.
+    add_variant(RbTag<wide_128_threads>{});
     constexpr auto grouped = [](RbVariant v, int group_rows) {
         v.group_rows = group_rows;
         return v;
