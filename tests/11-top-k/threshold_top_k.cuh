@@ -139,6 +139,7 @@ __global__ void __launch_bounds__(kWarps * 32)
                             Candidates c, float* out_values, int* out_indices) {
     constexpr unsigned kItems = 4 * kVectors;
     constexpr std::size_t kTile = 32 * kItems;
+    static_assert(kItems <= 32, "the item mask has one bit per item");
     __shared__ Key staged[kWarps][32];  // a warp's keys that found the buffer full
     __shared__ Key shared_lists[kWarps][32];
     __shared__ Key shared_bound;

@@ -234,9 +234,13 @@ int main(int argc, char** argv) {
             add_warp_scan_row<16, 4, 1, 128>(bench, k, expected, values, out_values, out_indices, bytes);
             // The main candidate (threshold_top_k.cuh): the same seed, then
             // a compare per float and a rare append to one buffer, at the
-            // occupancy's full count of warps. Samples of 2^18 and 2^20 floats.
+            // occupancy's full count of warps (57 registers for 4 float4 a
+            // lane: 4 blocks of 256 an SM; 48 for 2: 5; 8 float4: more
+            // bytes in flight a warp, fewer warps). Samples of 2^18 and
+            // 2^20 floats.
             add_sampled_threshold_row<8, 4, 512>(bench, k, expected, values, out_values, out_indices, bytes);
             add_sampled_threshold_row<8, 2, 512>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 8, 512>(bench, k, expected, values, out_values, out_indices, bytes);
             add_sampled_threshold_row<8, 4, 2048>(bench, k, expected, values, out_values, out_indices, bytes);
         }
 
