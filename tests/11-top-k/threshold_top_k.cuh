@@ -64,7 +64,7 @@ __device__ Key candidate(const Candidates& c, unsigned kept, unsigned j) {
 }
 
 // The last block: the top m of every candidate, written as pairs. Every
-// thread of the block calls it. kThreads threads, kWarps warps.
+// thread of the block (kWarps warps) calls it.
 template <unsigned kWarps>
 __device__ void select_candidates(const Candidates& c, const float* values, unsigned m, Key (*shared_lists)[32],
                                   Key* shared_bound, float* out_values, int* out_indices) {
@@ -270,7 +270,7 @@ std::size_t top_k_workspace_bytes(std::size_t n, int k) {
 
 /// lesson11::top_k's contract for k <= 32: the main pass with kWarps warps
 /// a block and kVectors float4 a lane per tile, its threshold from a
-/// pre-pass over kSampleTiles tiles of 2 KiB (none when the array has fewer
+/// pre-pass over kSampleTiles tiles of 512 floats (none when the array has fewer
 /// than 2 kSampleTiles of them).
 template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles>
 void top_k(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace,
