@@ -5,8 +5,11 @@
 // reference (earlier_top_k.cuh: the same selection without the prefetch,
 // merged by sorting), for k <= 32 the candidates of warp_top_k.cuh (a warp
 // per slice with its list in registers and no block barrier in the loop,
-// one launch; issue #22) in two shapes, and sorting everything and
-// keeping the first k:
+// one launch; issue #22) in two shapes, unseeded and with their bound
+// seeded by a pre-pass over an evenly spread sample, the sampled-threshold
+// candidate of threshold_top_k.cuh (the same pre-pass, then a compare per
+// float and a rare append to one candidate buffer), and sorting everything
+// and keeping the first k:
 // cub::DeviceRadixSort::SortPairsDescending of (value, index) pairs, and
 // thrust::stable_sort_by_key with thrust::greater. Every
 // variant's first k pairs must equal the CPU's std::partial_sort before it
@@ -19,6 +22,7 @@
 
 #include "cpu_reference.hpp"
 #include "earlier_top_k.cuh"
+#include "threshold_top_k.cuh"
 #include "warp_top_k.cuh"
 
 #include <course/backend.hpp>
@@ -57,8 +61,9 @@ std::string compare_first_k(const std::vector<Pair>& expected, const std::vector
 
 // A row for the warp-scan candidate (warp_top_k.cuh, k <= 32 only) with
 // kWarps warps a block, kVectors float4 a lane per tile, at most
-// kBlocksPerSm blocks an SM (0: as many as fit), checked like the others.
-template <unsigned kWarps, unsigned kVectors, unsigned kBlocksPerSm>
+// kBlocksPerSm blocks an SM (0: as many as fit), its bound seeded by a
+// pre-pass over kSampleTiles tiles (0: none), checked like the others.
+template <unsigned kWarps, unsigned kVectors, unsigned kBlocksPerSm, unsigned kSampleTiles = 0>
 void add_warp_scan_row(course::Bench& bench, int k, const std::vector<Pair>& expected,
                        const std::vector<course::DeviceBuffer<float>>& values, course::DeviceBuffer<float>& out_values,
                        course::DeviceBuffer<int>& out_indices, double bytes) {
@@ -67,9 +72,8 @@ void add_warp_scan_row(course::Bench& bench, int k, const std::vector<Pair>& exp
         lesson11::warp_scan::top_k_workspace_bytes<kWarps, kVectors, kBlocksPerSm>(count, k);
     course::DeviceBuffer<unsigned char> workspace(workspace_bytes);
     const auto run = [&](int s) {
-        lesson11::warp_scan::top_k<kWarps, kVectors, kBlocksPerSm>(values[s].data(), count, k, out_values.data(),
-                                                                   out_indices.data(), workspace.data(),
-                                                                   workspace_bytes);
+        lesson11::warp_scan::top_k<kWarps, kVectors, kBlocksPerSm, kSampleTiles>(
+            values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(), workspace_bytes);
     };
     const auto check = [&]() -> std::string {
         out_values.poison();
@@ -80,8 +84,41 @@ void add_warp_scan_row(course::Bench& bench, int k, const std::vector<Pair>& exp
     };
     const std::string blocks =
         kBlocksPerSm == 0 ? "as many blocks/SM as fit" : "<= " + std::to_string(kBlocksPerSm) + " blocks/SM";
-    bench.add_checked("candidate warp scan, " + std::to_string(kWarps) + " warps x " + std::to_string(kVectors) +
+    const std::string seeded =
+        kSampleTiles == 0 ? ""
+                          : " seeded by a sample of " + std::to_string(kSampleTiles) + " x " +
+                                std::to_string(32 * 4 * kVectors) + " floats";
+    bench.add_checked("candidate warp scan" + seeded + ", " + std::to_string(kWarps) + " warps x " + std::to_string(kVectors) +
                           " float4/lane, " + blocks + " (k = " + std::to_string(k) + ")",
+                      false, check, run, bytes);
+}
+
+// A row for the sampled-threshold candidate (threshold_top_k.cuh, k <= 32
+// only): its threshold from a pre-pass over kSampleTiles tiles of 512
+// floats, then the main pass with kWarps warps a block and kVectors float4
+// a lane per tile, checked like the others.
+template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles>
+void add_sampled_threshold_row(course::Bench& bench, int k, const std::vector<Pair>& expected,
+                               const std::vector<course::DeviceBuffer<float>>& values,
+                               course::DeviceBuffer<float>& out_values, course::DeviceBuffer<int>& out_indices,
+                               double bytes) {
+    const std::size_t count = values[0].size();
+    const std::size_t workspace_bytes = lesson11::sampled_threshold::top_k_workspace_bytes<kWarps, kVectors>(count, k);
+    course::DeviceBuffer<unsigned char> workspace(workspace_bytes);
+    const auto run = [&](int s) {
+        lesson11::sampled_threshold::top_k<kWarps, kVectors, kSampleTiles>(
+            values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(), workspace_bytes);
+    };
+    const auto check = [&]() -> std::string {
+        out_values.poison();
+        out_indices.poison();
+        run(0);
+        COURSE_CUDA_CHECK(cudaGetLastError());
+        return compare_first_k(expected, out_values.download(), out_indices.download());
+    };
+    bench.add_checked("candidate sampled threshold, a sample of " + std::to_string(kSampleTiles) +
+                          " x 512 floats, then " + std::to_string(kWarps) + " warps x " + std::to_string(kVectors) +
+                          " float4/lane (k = " + std::to_string(k) + ")",
                       false, check, run, bytes);
 }
 
@@ -187,6 +224,24 @@ int main(int argc, char** argv) {
             // slots of warp maxima; the other three shapes were 68-75%.
             add_warp_scan_row<8, 8, 2>(bench, k, expected, values, out_values, out_indices, bytes);
             add_warp_scan_row<16, 4, 1>(bench, k, expected, values, out_values, out_indices, bytes);
+            // The same two, their bound seeded before the pass by the m-th
+            // largest key of an evenly spread sample (2^18 floats, 1/256 of
+            // the array), so that for k = 32 the first tiles no longer
+            // merge ~155 keys a warp; and a smaller sample (2^16 floats),
+            // whose pre-pass is shorter but lets 4 times more keys through.
+            add_warp_scan_row<8, 8, 2, 256>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_warp_scan_row<16, 4, 1, 512>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_warp_scan_row<16, 4, 1, 128>(bench, k, expected, values, out_values, out_indices, bytes);
+            // The main candidate (threshold_top_k.cuh): the same seed, then
+            // a compare per float and a rare append to one buffer, at the
+            // occupancy's full count of warps (57 registers for 4 float4 a
+            // lane: 4 blocks of 256 an SM; 48 for 2: 5; 8 float4: more
+            // bytes in flight a warp, fewer warps). Samples of 2^18 and
+            // 2^20 floats.
+            add_sampled_threshold_row<8, 4, 512>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 512>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 8, 512>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 4, 2048>(bench, k, expected, values, out_values, out_indices, bytes);
         }
 
         const auto check_thrust = [&]() -> std::string {

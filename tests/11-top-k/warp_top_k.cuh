@@ -37,6 +37,17 @@
 ///    them, and writes the answer. One kernel and a memset, no
 ///    merge or unpack kernels.
 ///
+/// 5. Optionally (kSampleTiles > 0) the slots are seeded before the pass:
+///    the same kernel runs first over a sample of tiles spread evenly over
+///    the array, one tile a warp, and its last block writes the sample's
+///    m-th largest key, less one, to every slot (launch_sample_pass). A
+///    subset's m-th largest is at most the whole array's, so the seed is a
+///    valid bound for any input, and from its first tile on a warp rejects
+///    all but about m / (sample size) of the keys: for k = 32 the ~155 keys
+///    a warp merged in its first two tiles become a few. The pre-pass's
+///    own slots are apart (Header says why). threshold_top_k.cuh uses the
+///    same pre-pass in front of a simpler main pass.
+///
 /// Why lists of 32 for every k <= 32: a list holds its warp's true best m
 /// keys in lanes 0..m-1, and real, distinct elements of the warp below them,
 /// so the best m of two merged lists are the best m of both warps.
@@ -284,13 +295,31 @@ __device__ void seed_threshold(const float (&items)[kItems], std::size_t base, s
     update_lowest(w);
 }
 
+// The tiles a launch visits: `count` of them, tile t at element
+// (t * step + offset) * kTile. The whole array is step 1, offset 0; the
+// sample of the pre-pass is every step-th tile, the last of each step.
+struct TileWalk {
+    std::size_t count;
+    std::size_t step;
+    std::size_t offset;
+};
+
+// Where the last block's answer goes: the pairs (the main pass), or, for the
+// pre-pass over a sample, `seed_slots`: every slot of the main pass's bound
+// gets the sample's m-th key less one (nullptr for the main pass).
+struct Answer {
+    float* values;
+    int* indices;
+    Key* seed_slots;
+};
+
 // The whole top-k in one launch. `lists` holds gridDim.x lists of 32 keys,
 // `ticket` counts the blocks done and `slots` are the grid's m slots of
-// the shared bound (all 0 at launch).
+// the shared bound (0, or seeded by a pre-pass, at launch).
 template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocksPerSm>
 __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
-    warp_top_k_kernel(const float* values, std::size_t count, bool aligned, unsigned m, Key* lists,
-                      unsigned* ticket, Key* slots, float* out_values, int* out_indices) {
+    warp_top_k_kernel(const float* values, std::size_t count, bool aligned, unsigned m, TileWalk walk, Key* lists,
+                      unsigned* ticket, Key* slots, Answer answer) {
     constexpr unsigned kItems = 4 * kVectors;
     constexpr std::size_t kTile = 32 * kItems;
     __shared__ Key shared_lists[kWarps][32];
@@ -306,7 +335,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     w.published = kEmptyKey;
     update_lowest(w);
 
-    const std::size_t tiles = (count + kTile - 1) / kTile;
+    const std::size_t tiles = walk.count;
+    const auto tile_base = [&](std::size_t t) { return (t * walk.step + walk.offset) * kTile; };
     const std::size_t warps = static_cast<std::size_t>(gridDim.x) * kWarps;
     std::size_t tile = static_cast<std::size_t>(blockIdx.x) * kWarps + warp;
     // The shared bound is read with each tile's loads and used with that
@@ -318,24 +348,24 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     const SharedBound seen_slot(slots[lane % m]);
     const unsigned slot = (blockIdx.x * kWarps + warp) % m;
     if (tile < tiles) {
-        load_tile(values, count, aligned, tile * kTile, even);
+        load_tile(values, count, aligned, tile_base(tile), even);
         seen_even = seen_slot.load(cuda::memory_order_relaxed);
         if (tile + warps < tiles) {
-            load_tile(values, count, aligned, (tile + warps) * kTile, odd);
+            load_tile(values, count, aligned, tile_base(tile + warps), odd);
             seen_odd = seen_slot.load(cuda::memory_order_relaxed);
         }
-        seed_threshold(even, tile * kTile, count, w);
+        seed_threshold(even, tile_base(tile), count, w);
     }
     for (; tile < tiles; tile += 2 * warps) {
-        filter_tile(even, tile * kTile, count, seen_even, slots, slot, staged[warp], w);
+        filter_tile(even, tile_base(tile), count, seen_even, slots, slot, staged[warp], w);
         if (tile + warps >= tiles) break;
         if (tile + 2 * warps < tiles) {
-            load_tile(values, count, aligned, (tile + 2 * warps) * kTile, even);
+            load_tile(values, count, aligned, tile_base(tile + 2 * warps), even);
             seen_even = seen_slot.load(cuda::memory_order_relaxed);
         }
-        filter_tile(odd, (tile + warps) * kTile, count, seen_odd, slots, slot, staged[warp], w);
+        filter_tile(odd, tile_base(tile + warps), count, seen_odd, slots, slot, staged[warp], w);
         if (tile + 3 * warps < tiles) {
-            load_tile(values, count, aligned, (tile + 3 * warps) * kTile, odd);
+            load_tile(values, count, aligned, tile_base(tile + 3 * warps), odd);
             seen_odd = seen_slot.load(cuda::memory_order_relaxed);
         }
     }
@@ -373,16 +403,22 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
         }
     }
     mine = merge_block_lists<kWarps>(mine, shared_lists);
-    if (warp == 0 && lane < m) {
+    if (warp == 0 && answer.seed_slots != nullptr) {
+        // The pre-pass: the sample's m-th key is at most the array's (a
+        // subset's m-th largest never exceeds the whole's), so every one of
+        // the top m has a key above it less one.
+        const Key mth = __shfl_sync(kFullMask, mine, m - 1);
+        if (lane < m) answer.seed_slots[lane] = mth == kEmptyKey ? kEmptyKey : mth - 1;
+    } else if (warp == 0 && lane < m) {
         if (mine == kEmptyKey) {
             // Cannot happen (m <= n real keys beat every empty slot): say
             // so with an impossible index, as the reference does.
-            out_indices[lane] = -1;
-            out_values[lane] = __uint_as_float(0x7FC00000u);
+            answer.indices[lane] = -1;
+            answer.values[lane] = __uint_as_float(0x7FC00000u);
         } else {
             const unsigned index = index_of(mine);
-            out_indices[lane] = static_cast<int>(index);
-            out_values[lane] = values[index];
+            answer.indices[lane] = static_cast<int>(index);
+            answer.values[lane] = values[index];
         }
     }
 }
@@ -418,10 +454,57 @@ unsigned grid_blocks(std::size_t n) {
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
 }
 
-// The ticket (8 bytes, keeping the keys 8-byte aligned), the bound's 32
-// slots, then 32 keys per block.
+// The workspace: the main pass's ticket and the pre-pass's (8 bytes each,
+// keeping the keys 8-byte aligned), the main pass's 32 slots of the bound and
+// the pre-pass's own 32 (their maxima are of other warps' classes, so they
+// must not mix with the main pass's: filter_tile's argument needs each slot
+// to hold an element of its own class), then 32 keys per block.
+struct Header {
+    unsigned* ticket;
+    unsigned* sample_ticket;
+    Key* slots;
+    Key* sample_slots;
+    Key* lists;
+};
 constexpr std::size_t kTicketBytes = sizeof(Key);
-constexpr std::size_t kHeaderBytes = kTicketBytes + 32 * sizeof(Key);
+constexpr std::size_t kHeaderBytes = 2 * kTicketBytes + 2 * 32 * sizeof(Key);
+
+Header header_of(void* workspace) {
+    auto* bytes = static_cast<unsigned char*>(workspace);
+    return {reinterpret_cast<unsigned*>(bytes), reinterpret_cast<unsigned*>(bytes + kTicketBytes),
+            reinterpret_cast<Key*>(bytes + 2 * kTicketBytes),
+            reinterpret_cast<Key*>(bytes + 2 * kTicketBytes + 32 * sizeof(Key)),
+            reinterpret_cast<Key*>(bytes + kHeaderBytes)};
+}
+
+// The warp tiles of n floats.
+template <unsigned kVectors>
+std::size_t tile_count(std::size_t n) {
+    constexpr std::size_t kTile = std::size_t{32} * 4 * kVectors;
+    return (n + kTile - 1) / kTile;
+}
+
+// The pre-pass (see top_k): when the array has at least 2 sample_tiles
+// tiles, finds the m-th largest key of sample_tiles of them spread evenly
+// over the array and writes it, less one, to h.slots[0, m). Else leaves the
+// slots as they are. One tile a warp, at most max_blocks blocks (the lists
+// the workspace has room for). Uses h.sample_ticket, h.sample_slots and the
+// first lists; h.ticket and h.sample_ticket must be 0.
+template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocks>
+void launch_sample_pass(const float* values, std::size_t n, bool aligned, unsigned m, unsigned sample_tiles,
+                        unsigned max_blocks, const Header& h) {
+    const std::size_t tiles = tile_count<kVectors>(n);
+    if (sample_tiles == 0 || tiles < 2 * std::size_t{sample_tiles}) return;
+    // Sample tile t is the last of the t-th step of tiles, so the sample
+    // reaches the array's end (sorted ascending input: the bound then lies
+    // among the top keys of the last step).
+    const std::size_t step = tiles / sample_tiles;
+    const TileWalk sample{sample_tiles, step, step - 1};
+    const unsigned blocks = std::min(max_blocks, (sample_tiles + kWarps - 1) / kWarps);
+    warp_top_k_kernel<kWarps, kVectors, kMinBlocks><<<blocks, kWarps * 32>>>(
+        values, n, aligned, m, sample, h.lists, h.sample_ticket, h.sample_slots, Answer{nullptr, nullptr, h.slots});
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
 
 }  // namespace
 
@@ -437,7 +520,16 @@ std::size_t top_k_workspace_bytes(std::size_t n, int k) {
 /// lesson11::top_k's contract for k <= 32: kWarps warps a block, kVectors
 /// float4 a lane per tile, at most kMaxBlocksPerSm blocks an SM (0: as many
 /// as fit).
-template <unsigned kWarps, unsigned kVectors, unsigned kMaxBlocksPerSm>
+///
+/// kSampleTiles > 0: a pre-pass first (the same kernel, one tile a warp)
+/// finds the m-th largest key of a sample of kSampleTiles tiles spread
+/// evenly over the array, and seeds the main pass's bound with it: a
+/// subset's m-th largest is at most the whole array's, so the bound is safe
+/// for any input, and on random data only about n m / (sample size) keys
+/// beat it (some 4 to 8 thousand for k = 32 and 2^26 floats), instead of
+/// the ~155 a warp of the unseeded pass's first two tiles. Skipped when the
+/// array has fewer than 2 kSampleTiles tiles (the sample would be most of it).
+template <unsigned kWarps, unsigned kVectors, unsigned kMaxBlocksPerSm, unsigned kSampleTiles = 0>
 void top_k(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace,
            std::size_t workspace_bytes) {
     check_arguments(n, k);
@@ -447,15 +539,17 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
         throw std::invalid_argument("warp_scan::top_k: the workspace has " + std::to_string(workspace_bytes) +
                                     " bytes, top_k_workspace_bytes says " + std::to_string(needed));
     }
+    constexpr unsigned kMinBlocks = kMaxBlocksPerSm > 0 ? kMaxBlocksPerSm : 1;
     const unsigned blocks = grid_blocks<kWarps, kVectors, kMaxBlocksPerSm>(n);
-    auto* ticket = static_cast<unsigned*>(workspace);
-    Key* slots = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kTicketBytes);
-    Key* lists = reinterpret_cast<Key*>(static_cast<unsigned char*>(workspace) + kHeaderBytes);
+    const Header h = header_of(workspace);
     const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
     const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
+    const std::size_t tiles = tile_count<kVectors>(n);
     COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kHeaderBytes));
-    warp_top_k_kernel<kWarps, kVectors, (kMaxBlocksPerSm > 0 ? kMaxBlocksPerSm : 1)>
-        <<<blocks, kWarps * 32>>>(values, n, aligned, m, lists, ticket, slots, out_values, out_indices);
+    launch_sample_pass<kWarps, kVectors, kMinBlocks>(values, n, aligned, m, kSampleTiles, blocks, h);
+    warp_top_k_kernel<kWarps, kVectors, kMinBlocks><<<blocks, kWarps * 32>>>(
+        values, n, aligned, m, TileWalk{tiles, 1, 0}, h.lists, h.ticket, h.slots,
+        Answer{out_values, out_indices, nullptr});
     COURSE_CUDA_CHECK(cudaGetLastError());
 }
 

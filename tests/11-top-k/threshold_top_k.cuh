@@ -1,0 +1,300 @@
+/// @file threshold_top_k.cuh
+/// @brief A candidate for lesson 11's reference for k <= 32 (issue #22: 70%
+/// of the copy bandwidth for k <= 32), kept for the benchmark: one threshold
+/// for the whole grid, known before the main pass starts. Same 64-bit keys
+/// and the same answer as solutions/11-top-k/top_k.cu; its device pieces
+/// are warp_top_k.cuh's. Not graded, not yet a model.
+///
+/// 1. A pre-pass (warp_top_k.cuh's kernel over an evenly spread sample of
+///    the array, one tile a warp) finds the m-th largest key of the sample
+///    (m = min(k, n)). Every subset's m-th largest is at most the whole
+///    array's, so every one of the top m has a key at or above it: it is a
+///    threshold for every element, valid for any input, from the first
+///    element on. On random data only about n m / (sample size) keys beat
+///    it: some 8 thousand for k = 32, a sample of 2^18 and n = 2^26.
+/// 2. The main pass is a compare per float against that threshold (no list,
+///    no shared bound, no barrier), warp tiles streamed at the occupancy's
+///    full count of warps. A warp whose tile has a key that beats it
+///    appends the keys to one candidate buffer in global memory, one atomic
+///    a warp (a ballot gives each key its place).
+/// 3. Any input stays correct: when the buffer is full, a warp keeps the
+///    keys that found no room in its own list of 32 in registers
+///    (warp_top_k.cuh's staging and merge), whose m-th key then raises its
+///    threshold; a block with such lists writes their merge to a list of
+///    its own. A sorted, equal or otherwise unlucky array is then as slow as
+///    the unseeded warp scan, never wrong.
+/// 4. The last block to finish (a ticket) selects the top m of the buffer
+///    and the lists: a bound first (each thread's largest candidate; the
+///    m-th largest of those has m distinct candidates at or above it), then
+///    each warp merges the batches of 32 with a key above it into its list,
+///    and the block's warps merge their lists. Launches: a memset, the
+///    pre-pass, the main pass.
+#pragma once
+
+#include "warp_top_k.cuh"
+
+namespace lesson11::sampled_threshold {
+
+/// The largest k this candidate takes: its lists are warp_top_k.cuh's.
+inline constexpr int kMaxThresholdK = warp_scan::kMaxWarpK;
+
+namespace {
+
+using warp_scan::Key;
+using warp_scan::kEmptyKey;
+using warp_scan::kFullMask;
+
+// Keys the candidate buffer holds: 4 times the ~8 thousand a random array
+// of 2^26 floats sends for k = 32 with a sample of 2^18 floats.
+constexpr unsigned kCapacity = 32768;
+
+// Where the main pass puts what beats the threshold, all in the workspace.
+struct Candidates {
+    Key* keys;              // the buffer, kCapacity keys
+    unsigned* appended;     // keys appended so far (may pass kCapacity: those past it are in lists)
+    Key* lists;             // the lists of blocks whose warps found the buffer full, 32 keys each
+    unsigned* list_count;   // lists written
+    unsigned* ticket;       // blocks done
+};
+
+// Candidate j of the buffer's `kept` keys followed by the `list_count`
+// lists, read from L2 (written by other blocks of this launch).
+__device__ Key candidate(const Candidates& c, unsigned kept, unsigned j) {
+    return j < kept ? __ldcg(&c.keys[j]) : __ldcg(&c.lists[j - kept]);
+}
+
+// The last block: the top m of every candidate, written as pairs. Every
+// thread of the block (kWarps warps) calls it.
+template <unsigned kWarps>
+__device__ void select_candidates(const Candidates& c, const float* values, unsigned m, Key (*shared_lists)[32],
+                                  Key* shared_bound, float* out_values, int* out_indices) {
+    constexpr unsigned kThreads = kWarps * 32;
+    constexpr unsigned kInFlight = 8;  // loads from L2 issued before the first is used
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned warp = threadIdx.x / 32;
+    const unsigned kept = min(__ldcg(c.appended), kCapacity);
+    const unsigned total = kept + 32 * __ldcg(c.list_count);
+
+    // The bound: each thread's largest candidate; the m-th largest of those
+    // (m distinct candidates at or above it) less one.
+    Key largest = kEmptyKey;
+    for (unsigned first = threadIdx.x; first < total; first += kInFlight * kThreads) {
+        Key batch[kInFlight];
+#pragma unroll
+        for (unsigned j = 0; j < kInFlight; ++j) {
+            const unsigned i = first + j * kThreads;
+            batch[j] = i < total ? candidate(c, kept, i) : kEmptyKey;
+        }
+#pragma unroll
+        for (unsigned j = 0; j < kInFlight; ++j) largest = max(largest, batch[j]);
+    }
+    const Key best = warp_scan::merge_block_lists<kWarps>(warp_scan::sort_across_lanes(largest), shared_lists);
+    if (warp == 0 && lane == m - 1) *shared_bound = best;
+    __syncthreads();  // and every warp is done with shared_lists before they are reused below
+    const Key bound = *shared_bound;
+
+    // Each warp's list of the candidates above the bound, batches of 32
+    // merged only when a key of theirs beats the warp's m-th.
+    warp_scan::WarpList w;
+    w.list = kEmptyKey;
+    w.threshold = bound == kEmptyKey ? kEmptyKey : bound - 1;
+    w.rank = m - 1;
+    for (unsigned first = warp * 32; first < total; first += kInFlight * kThreads) {
+        Key batch[kInFlight];
+#pragma unroll
+        for (unsigned j = 0; j < kInFlight; ++j) {
+            const unsigned i = first + j * kThreads + lane;
+            batch[j] = i < total ? candidate(c, kept, i) : kEmptyKey;
+        }
+#pragma unroll
+        for (unsigned j = 0; j < kInFlight; ++j) {
+            const Key key = batch[j] > w.threshold ? batch[j] : kEmptyKey;
+            if (!__any_sync(kFullMask, key != kEmptyKey)) continue;
+            const Key sorted = warp_scan::sort_across_lanes(key);
+            w.list = warp_scan::merge_lists(w.list, __shfl_sync(kFullMask, sorted, 31 - lane));
+            w.threshold = max(w.threshold, __shfl_sync(kFullMask, w.list, w.rank));
+        }
+    }
+    const Key mine = warp_scan::merge_block_lists<kWarps>(w.list, shared_lists);
+    if (warp == 0 && lane < m) {
+        if (mine == kEmptyKey) {
+            // Cannot happen (m <= n real keys beat every empty slot): say
+            // so with an impossible index, as the reference does.
+            out_indices[lane] = -1;
+            out_values[lane] = __uint_as_float(0x7FC00000u);
+        } else {
+            const unsigned index = warp_scan::index_of(mine);
+            out_indices[lane] = static_cast<int>(index);
+            out_values[lane] = values[index];
+        }
+    }
+}
+
+// The main pass: `seed` holds the pre-pass's threshold (0 when there was
+// none: every key beats it). kWarps warps a block, kVectors float4 a lane
+// per tile, each warp taking tiles warp, warp + all warps, ...
+template <unsigned kWarps, unsigned kVectors>
+__global__ void __launch_bounds__(kWarps * 32)
+    threshold_filter_kernel(const float* values, std::size_t count, bool aligned, unsigned m, const Key* seed,
+                            Candidates c, float* out_values, int* out_indices) {
+    constexpr unsigned kItems = 4 * kVectors;
+    constexpr std::size_t kTile = 32 * kItems;
+    static_assert(kItems <= 32, "the item mask has one bit per item");
+    __shared__ Key staged[kWarps][32];  // a warp's keys that found the buffer full
+    __shared__ Key shared_lists[kWarps][32];
+    __shared__ Key shared_bound;
+    __shared__ bool last_block;
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned warp = threadIdx.x / 32;
+
+    warp_scan::WarpList w;
+    w.list = kEmptyKey;
+    w.threshold = *seed;
+    w.rank = m - 1;
+    warp_scan::update_lowest(w);
+
+    const std::size_t tiles = (count + kTile - 1) / kTile;
+    const std::size_t warps = static_cast<std::size_t>(gridDim.x) * kWarps;
+    for (std::size_t tile = static_cast<std::size_t>(blockIdx.x) * kWarps + warp; tile < tiles; tile += warps) {
+        float items[kItems];
+        const std::size_t base = tile * kTile;
+        warp_scan::load_tile(values, count, aligned, base, items);
+        unsigned mine = 0;
+#pragma unroll
+        for (unsigned item = 0; item < kItems; ++item) {
+            if (w.everything || items[item] >= w.lowest) mine |= 1u << item;
+        }
+        if (!__any_sync(kFullMask, mine != 0)) continue;
+        // Rare on random data: only the items some lane passes, warp-uniform.
+        unsigned any_lane = mine;
+        for (unsigned distance = 16; distance > 0; distance /= 2) {
+            any_lane |= __shfl_xor_sync(kFullMask, any_lane, distance);
+        }
+#pragma unroll
+        for (unsigned item = 0; item < kItems; ++item) {
+            if ((any_lane & (1u << item)) == 0) continue;
+            const std::size_t i = warp_scan::item_index(base, item);
+            const Key key = warp_scan::pack_key(items[item], i);
+            const bool passes = (mine & (1u << item)) != 0 && i < count && key > w.threshold;
+            const unsigned lanes = __ballot_sync(kFullMask, passes);
+            if (lanes == 0) continue;
+            unsigned first = 0;
+            if (lane == 0) first = atomicAdd(c.appended, static_cast<unsigned>(__popc(lanes)));
+            first = __shfl_sync(kFullMask, first, 0);
+            const unsigned place = first + static_cast<unsigned>(__popc(lanes & ((1u << lane) - 1u)));
+            const bool room = place < kCapacity;
+            if (passes && room) c.keys[place] = key;
+            // The buffer is full: the keys that found no room go to the
+            // warp's own list, whose m-th key may raise its threshold.
+            const unsigned left = __ballot_sync(kFullMask, passes && !room);
+            if (left != 0) {
+                if (passes && !room) staged[warp][__popc(left & ((1u << lane) - 1u))] = key;
+                warp_scan::merge_staged(w, staged[warp], static_cast<unsigned>(__popc(left)));
+                warp_scan::update_lowest(w);
+            }
+        }
+    }
+
+    // A block whose warps kept lists writes their merge as a list of its
+    // own; most blocks have none.
+    const Key list = warp_scan::merge_block_lists<kWarps>(w.list, shared_lists);
+    if (warp == 0 && __any_sync(kFullMask, list != kEmptyKey)) {
+        unsigned slot = 0;
+        if (lane == 0) slot = atomicAdd(c.list_count, 1u);
+        slot = __shfl_sync(kFullMask, slot, 0);
+        c.lists[static_cast<std::size_t>(slot) * 32 + lane] = list;
+    }
+    // Every key and list this block wrote is visible to every block before
+    // the ticket says the block is done.
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last_block = atomicAdd(c.ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();
+    select_candidates<kWarps>(c, values, m, shared_lists, &shared_bound, out_values, out_indices);
+}
+
+void check_arguments(std::size_t n, int k) {
+    if (k < 0 || k > kMaxThresholdK) {
+        throw std::invalid_argument("sampled_threshold::top_k: k must be 0 to " + std::to_string(kMaxThresholdK) +
+                                    ", not " + std::to_string(k));
+    }
+    if (n > static_cast<std::size_t>(INT_MAX)) {
+        throw std::invalid_argument("sampled_threshold::top_k: n must be at most INT_MAX, not " + std::to_string(n));
+    }
+}
+
+// Blocks of the main pass: as many as fit on the GPU at once, no more than
+// there are warp tiles for.
+template <unsigned kWarps, unsigned kVectors>
+unsigned filter_blocks(std::size_t n) {
+    int device = 0;
+    int sm_count = 0;
+    int per_sm = 0;
+    COURSE_CUDA_CHECK(cudaGetDevice(&device));
+    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, threshold_filter_kernel<kWarps, kVectors>, static_cast<int>(kWarps * 32), 0));
+    const std::size_t needed = (warp_scan::tile_count<kVectors>(n) + kWarps - 1) / kWarps;
+    const std::size_t wave = static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<unsigned>(std::max(sm_count, 1));
+    return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+}
+
+// The pre-pass's shape: warp_top_k.cuh's fastest for k = 1.
+constexpr unsigned kSampleWarps = 16;
+constexpr unsigned kSampleVectors = 4;
+constexpr unsigned kSampleMinBlocks = 1;
+
+// The workspace: the counters (appended, list_count: 8 bytes), warp_top_k's
+// header (its tickets: this pass's and the pre-pass's; its slots: the
+// seed), the lists (as many as the main pass or the pre-pass has blocks),
+// then the buffer.
+constexpr std::size_t kCounterBytes = 2 * sizeof(unsigned);
+
+template <unsigned kWarps, unsigned kVectors>
+std::size_t list_slots(std::size_t n) {
+    return std::max(filter_blocks<kWarps, kVectors>(n),
+                    warp_scan::grid_blocks<kSampleWarps, kSampleVectors, kSampleMinBlocks>(n));
+}
+
+}  // namespace
+
+/// The workspace for n elements and k <= 32 results (0 when n = 0 or k = 0).
+template <unsigned kWarps, unsigned kVectors>
+std::size_t top_k_workspace_bytes(std::size_t n, int k) {
+    check_arguments(n, k);
+    if (n == 0 || k == 0) return 0;
+    return kCounterBytes + warp_scan::kHeaderBytes + (list_slots<kWarps, kVectors>(n) * 32 + kCapacity) * sizeof(Key);
+}
+
+/// lesson11::top_k's contract for k <= 32: the main pass with kWarps warps
+/// a block and kVectors float4 a lane per tile, its threshold from a
+/// pre-pass over kSampleTiles tiles of 512 floats (none when the array has fewer
+/// than 2 kSampleTiles of them).
+template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles>
+void top_k(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace,
+           std::size_t workspace_bytes) {
+    check_arguments(n, k);
+    if (n == 0 || k == 0) return;
+    const std::size_t needed = top_k_workspace_bytes<kWarps, kVectors>(n, k);
+    if (workspace_bytes < needed) {
+        throw std::invalid_argument("sampled_threshold::top_k: the workspace has " + std::to_string(workspace_bytes) +
+                                    " bytes, top_k_workspace_bytes says " + std::to_string(needed));
+    }
+    auto* bytes = static_cast<unsigned char*>(workspace);
+    const warp_scan::Header h = warp_scan::header_of(bytes + kCounterBytes);
+    const std::size_t lists = list_slots<kWarps, kVectors>(n);
+    const Candidates c{h.lists + lists * 32, reinterpret_cast<unsigned*>(bytes),  h.lists,
+                       reinterpret_cast<unsigned*>(bytes) + 1, h.ticket};
+    const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
+    const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
+    COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kCounterBytes + warp_scan::kHeaderBytes));
+    warp_scan::launch_sample_pass<kSampleWarps, kSampleVectors, kSampleMinBlocks>(
+        values, n, aligned, m, kSampleTiles, static_cast<unsigned>(lists), h);
+    threshold_filter_kernel<kWarps, kVectors><<<filter_blocks<kWarps, kVectors>(n), kWarps * 32>>>(
+        values, n, aligned, m, h.slots, c, out_values, out_indices);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace lesson11::sampled_threshold
