@@ -409,11 +409,13 @@ int main(int argc, char** argv) {
     // pipelined ones, wider tiles and grouped block orders.
     const auto add_variant = [&](auto tag) {
         constexpr RbVariant v = decltype(tag)::value;
+        // The shape by value: v is this call's local, gone when a row runs.
+        const dim3 grid(n / block_cols(v), n / block_rows(v));
+        const unsigned threads = static_cast<unsigned>(v.threads);
         variants.push_back({variant_name(v),
-                            [&](int s) {
-                                const dim3 grid(n / block_cols(v), n / block_rows(v));
+                            [&, grid, threads](int s) {
                                 matmul_register_blocked_variant<v>
-                                    <<<grid, v.threads>>>(a[s].data(), b[s].data(), c[s].data(), n, n);
+                                    <<<grid, threads>>>(a[s].data(), b[s].data(), c[s].data(), n, n);
                             },
                             false, 0.0});
     };

@@ -242,6 +242,12 @@ int main(int argc, char** argv) {
             add_sampled_threshold_row<8, 2, 512>(bench, k, expected, values, out_values, out_indices, bytes);
             add_sampled_threshold_row<8, 8, 512>(bench, k, expected, values, out_values, out_indices, bytes);
             add_sampled_threshold_row<8, 4, 2048>(bench, k, expected, values, out_values, out_indices, bytes);
+            // Larger samples (2^20 to 2^22 floats): fewer keys pass, so
+            // the last block's selection is shorter, for a longer pre-pass.
+            add_sampled_threshold_row<8, 2, 2048>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 4096>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 4, 4096>(bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 8192>(bench, k, expected, values, out_values, out_indices, bytes);
         }
 
         const auto check_thrust = [&]() -> std::string {
