@@ -59,6 +59,23 @@ std::string compare_first_k(const std::vector<Pair>& expected, const std::vector
     return "";
 }
 
+// Adds the row `label`, timed by `run(s)`, which writes the top k of input
+// set s to out_values and out_indices; before it is timed, one run on set
+// 0 into poisoned outputs must give the CPU's answer.
+template <class Run>
+void add_top_k_row(course::Bench& bench, const std::string& label, const std::vector<Pair>& expected,
+                   course::DeviceBuffer<float>& out_values, course::DeviceBuffer<int>& out_indices, double bytes,
+                   const Run& run) {
+    const auto check = [&]() -> std::string {
+        out_values.poison();
+        out_indices.poison();
+        run(0);
+        COURSE_CUDA_CHECK(cudaGetLastError());
+        return compare_first_k(expected, out_values.download(), out_indices.download());
+    };
+    bench.add_checked(label, false, check, run, bytes);
+}
+
 // A row for the warp-scan candidate (warp_top_k.cuh, k <= 32 only) with
 // kWarps warps a block, kVectors float4 a lane per tile, at most
 // kBlocksPerSm blocks an SM (0: as many as fit), its bound seeded by a
@@ -75,22 +92,16 @@ void add_warp_scan_row(course::Bench& bench, int k, const std::vector<Pair>& exp
         lesson11::warp_scan::top_k<kWarps, kVectors, kBlocksPerSm, kSampleTiles>(
             values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(), workspace_bytes);
     };
-    const auto check = [&]() -> std::string {
-        out_values.poison();
-        out_indices.poison();
-        run(0);
-        COURSE_CUDA_CHECK(cudaGetLastError());
-        return compare_first_k(expected, out_values.download(), out_indices.download());
-    };
     const std::string blocks =
         kBlocksPerSm == 0 ? "as many blocks/SM as fit" : "<= " + std::to_string(kBlocksPerSm) + " blocks/SM";
     const std::string seeded =
         kSampleTiles == 0 ? ""
                           : " seeded by a sample of " + std::to_string(kSampleTiles) + " x " +
                                 std::to_string(32 * 4 * kVectors) + " floats";
-    bench.add_checked("candidate warp scan" + seeded + ", " + std::to_string(kWarps) + " warps x " + std::to_string(kVectors) +
-                          " float4/lane, " + blocks + " (k = " + std::to_string(k) + ")",
-                      false, check, run, bytes);
+    add_top_k_row(bench,
+                  "candidate warp scan" + seeded + ", " + std::to_string(kWarps) + " warps x " +
+                      std::to_string(kVectors) + " float4/lane, " + blocks + " (k = " + std::to_string(k) + ")",
+                  expected, out_values, out_indices, bytes, run);
 }
 
 // A row for the sampled-threshold candidate (threshold_top_k.cuh, k <= 32
@@ -109,17 +120,11 @@ void add_sampled_threshold_row(course::Bench& bench, int k, const std::vector<Pa
         lesson11::sampled_threshold::top_k<kWarps, kVectors, kSampleTiles>(
             values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(), workspace_bytes);
     };
-    const auto check = [&]() -> std::string {
-        out_values.poison();
-        out_indices.poison();
-        run(0);
-        COURSE_CUDA_CHECK(cudaGetLastError());
-        return compare_first_k(expected, out_values.download(), out_indices.download());
-    };
-    bench.add_checked("candidate sampled threshold, a sample of " + std::to_string(kSampleTiles) +
-                          " x 512 floats, then " + std::to_string(kWarps) + " warps x " + std::to_string(kVectors) +
-                          " float4/lane (k = " + std::to_string(k) + ")",
-                      false, check, run, bytes);
+    add_top_k_row(bench,
+                  "candidate sampled threshold, a sample of " + std::to_string(kSampleTiles) + " x 512 floats, then " +
+                      std::to_string(kWarps) + " warps x " + std::to_string(kVectors) + " float4/lane (k = " +
+                      std::to_string(k) + ")",
+                  expected, out_values, out_indices, bytes, run);
 }
 
 // The first `count` elements of a device array.
@@ -189,15 +194,8 @@ int main(int argc, char** argv) {
             lesson11::top_k(values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(),
                             workspace_bytes);
         };
-        const auto check_top_k = [&]() -> std::string {
-            out_values.poison();
-            out_indices.poison();
-            run_top_k(0);
-            COURSE_CUDA_CHECK(cudaGetLastError());
-            return compare_first_k(expected, out_values.download(), out_indices.download());
-        };
-        bench.add_checked(course::implementation_label("top_k") + " (k = " + std::to_string(k) + ")", false,
-                          check_top_k, run_top_k, bytes);
+        add_top_k_row(bench, course::implementation_label("top_k") + " (k = " + std::to_string(k) + ")", expected,
+                      out_values, out_indices, bytes, run_top_k);
 
         // The earlier reference, timed the same way: what the current one gained.
         const std::size_t earlier_bytes = lesson11::earlier::top_k_workspace_bytes(count, k);
@@ -206,15 +204,8 @@ int main(int argc, char** argv) {
             lesson11::earlier::top_k(values[s].data(), count, k, out_values.data(), out_indices.data(),
                                      earlier_workspace.data(), earlier_bytes);
         };
-        const auto check_earlier = [&]() -> std::string {
-            out_values.poison();
-            out_indices.poison();
-            run_earlier(0);
-            COURSE_CUDA_CHECK(cudaGetLastError());
-            return compare_first_k(expected, out_values.download(), out_indices.download());
-        };
-        bench.add_checked("earlier reference top_k, loads after each barrier (k = " + std::to_string(k) + ")", false,
-                          check_earlier, run_earlier, bytes);
+        add_top_k_row(bench, "earlier reference top_k, loads after each barrier (k = " + std::to_string(k) + ")",
+                      expected, out_values, out_indices, bytes, run_earlier);
 
         // Candidates for k <= 32 (issue #22): a warp per slice, no block
         // barrier in the loop, one launch. The lead keeps the fastest.
