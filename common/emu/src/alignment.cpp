@@ -45,6 +45,12 @@ struct TypeMismatchData {
     unsigned char check_kind;     // load, store, reference, member access, ...
 };
 
+struct AlignmentAssumptionData {
+    SourceLocation location;             // where the pointer is used
+    SourceLocation assumption_location;  // where the alignment is assumed
+    const TypeDescriptor* type;
+};
+
 }  // namespace
 
 namespace course_emu {
@@ -84,6 +90,19 @@ void __ubsan_handle_type_mismatch_v1(TypeMismatchData* data, std::uintptr_t poin
 
 void __ubsan_handle_type_mismatch_v1_abort(TypeMismatchData* data, std::uintptr_t pointer) {
     misaligned(data, pointer);
+}
+
+// Clang's form of the check also tests __builtin_assume_aligned (and
+// std::assume_aligned): a pointer assumed aligned that is not.
+void __ubsan_handle_alignment_assumption(AlignmentAssumptionData* data, std::uintptr_t pointer,
+                                         std::uintptr_t alignment, std::uintptr_t) {
+    course_emu::misaligned_address(data->location.file, static_cast<int>(data->location.line), data->type->name,
+                                   reinterpret_cast<const void*>(pointer), alignment);
+}
+
+void __ubsan_handle_alignment_assumption_abort(AlignmentAssumptionData* data, std::uintptr_t pointer,
+                                               std::uintptr_t alignment, std::uintptr_t offset) {
+    __ubsan_handle_alignment_assumption(data, pointer, alignment, offset);
 }
 
 }  // extern "C"
