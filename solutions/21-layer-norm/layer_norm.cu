@@ -108,18 +108,33 @@ __device__ Stats warp_allmerge(Stats s) {
 template <class T>
 struct Vec;
 
+// One 16-byte load or store of x or y (V: float4 or uint4), evict-first
+// with kStreaming, else through the read-only path or plain.
+template <bool kStreaming, class V>
+__device__ __forceinline__ V load16(const V* p) {
+    if constexpr (kStreaming) {
+        return __ldcs(p);
+    } else {
+        return __ldg(p);
+    }
+}
+
+template <bool kStreaming, class V>
+__device__ __forceinline__ void store16(V* p, const V& v) {
+    if constexpr (kStreaming) {
+        __stcs(p, v);
+    } else {
+        *p = v;
+    }
+}
+
 template <>
 struct Vec<float> {
     static constexpr int kSize = 4;
     using Raw = float4;  // 16 bytes as loaded: 4 registers
     template <bool kStreaming = false>
     __device__ static Raw load_raw(const float* p) {
-        const float4* q = reinterpret_cast<const float4*>(p);
-        if constexpr (kStreaming) {
-            return __ldcs(q);
-        } else {
-            return __ldg(q);
-        }
+        return load16<kStreaming>(reinterpret_cast<const float4*>(p));
     }
     __device__ static void unpack(const Raw& q, float (&v)[4]) {
         v[0] = q.x;
@@ -130,12 +145,7 @@ struct Vec<float> {
     __device__ static void load(const float* p, float (&v)[4]) { unpack(load_raw(p), v); }
     template <bool kStreaming = false>
     __device__ static void store(float* p, const float (&v)[4]) {
-        const float4 q = make_float4(v[0], v[1], v[2], v[3]);
-        if constexpr (kStreaming) {
-            __stcs(reinterpret_cast<float4*>(p), q);
-        } else {
-            *reinterpret_cast<float4*>(p) = q;
-        }
+        store16<kStreaming>(reinterpret_cast<float4*>(p), make_float4(v[0], v[1], v[2], v[3]));
     }
     __device__ static float to_float(float x) { return x; }
     __device__ static float from_float(float x) { return x; }
@@ -149,12 +159,7 @@ struct Vec<__half> {
     using Raw = uint4;  // 16 bytes as loaded: 8 halves in 4 registers, where 8 floats take 8
     template <bool kStreaming = false>
     __device__ static Raw load_raw(const __half* p) {
-        const uint4* q = reinterpret_cast<const uint4*>(p);
-        if constexpr (kStreaming) {
-            return __ldcs(q);
-        } else {
-            return __ldg(q);
-        }
+        return load16<kStreaming>(reinterpret_cast<const uint4*>(p));
     }
     __device__ static void unpack(const Raw& q, float (&v)[8]) {
         const unsigned words[4] = {q.x, q.y, q.z, q.w};
@@ -175,12 +180,7 @@ struct Vec<__half> {
             const unsigned high = __half_as_ushort(__float2half_rn(v[2 * i + 1]));
             words[i] = low | (high << 16);
         }
-        const uint4 q = make_uint4(words[0], words[1], words[2], words[3]);
-        if constexpr (kStreaming) {
-            __stcs(reinterpret_cast<uint4*>(p), q);
-        } else {
-            *reinterpret_cast<uint4*>(p) = q;
-        }
+        store16<kStreaming>(reinterpret_cast<uint4*>(p), make_uint4(words[0], words[1], words[2], words[3]));
     }
     __device__ static float to_float(__half x) { return __half2float(x); }
     __device__ static __half from_float(float x) { return __float2half_rn(x); }
