@@ -5,6 +5,9 @@
 #     SOURCES file.cu ...        # implementation files, taken from COURSE_SOURCE/NN-slug/
 #     TESTS   file_test.cpp ...  # Catch2 tests in tests/NN-slug/
 #     MUTANTS name.mutant ...    # known-wrong edits of the solution, in tests/NN-slug/mutants/
+#     MISALIGNED_MUTANTS name.mutant ...  # mutants whose fault is a misaligned vector access: on the
+#                                # emulator the only mutants built with its alignment check (it adds
+#                                # half to a file's compile time); on a GPU, like MUTANTS
 #     EMU_ONLY_MUTANTS name.mutant ...  # mutants only the emulator can catch (e.g. by counting
 #                                # atomics): rejected on the emulator, compile-checked everywhere
 #     POINTS  N                  # the lesson's points, shared out over its test cases
@@ -239,7 +242,8 @@ endfunction()
 # instrumentation (course_emu_analysed_sources) and is built only on demand,
 # by `./course analyze`.
 # The lesson's LIBRARIES (and CUDA_LIBRARIES) come in `_course_libraries`,
-# set by course_lesson().
+# and its MISALIGNED_MUTANTS' names in `_course_misaligned_mutants`, set by
+# course_lesson().
 function(_course_variant key variant lesson_dir)
   set(target ${key}_${variant})
   if(variant STREQUAL "analysed")
@@ -249,6 +253,14 @@ function(_course_variant key variant lesson_dir)
   else()
     course_device_sources(sources ${target} ${ARGN})
     add_executable(${target} ${sources})
+    # The emulator's alignment check (course_emu_sources) adds half to a
+    # file's compile time; the starter and the mutants are built only to be
+    # rejected, so only the mutants whose fault is a misaligned access keep it.
+    string(REGEX REPLACE "^mutant_" "" mutant "${variant}")
+    if(COURSE_BACKEND_RESOLVED STREQUAL "emu" AND (variant STREQUAL "starter" OR
+       (NOT mutant STREQUAL variant AND NOT "${mutant}.mutant" IN_LIST _course_misaligned_mutants)))
+      set_source_files_properties(${sources} PROPERTIES COMPILE_OPTIONS "")
+    endif()
   endif()
   target_link_libraries(${target} PRIVATE ${key}_tests course_catch_main course_test_support ${_course_libraries})
   target_include_directories(${target} PRIVATE "${lesson_dir}")
@@ -265,7 +277,8 @@ endfunction()
 
 function(course_lesson NN slug)
   cmake_parse_arguments(L "" "TITLE;POINTS;BENCH;GPU_ONLY"
-    "SOURCES;TESTS;MUTANTS;EMU_ONLY_MUTANTS;GPU_ONLY_MUTANTS;LIBRARIES;CUDA_LIBRARIES;BENCH_LIBRARIES;FORBID" ${ARGN})
+    "SOURCES;TESTS;MUTANTS;MISALIGNED_MUTANTS;EMU_ONLY_MUTANTS;GPU_ONLY_MUTANTS;LIBRARIES;CUDA_LIBRARIES;BENCH_LIBRARIES;FORBID"
+    ${ARGN})
   if(NOT L_TITLE OR NOT L_POINTS OR NOT L_SOURCES OR NOT L_TESTS)
     message(FATAL_ERROR "course_lesson(${NN} ${slug}): TITLE, POINTS, SOURCES and TESTS are required")
   endif()
@@ -274,6 +287,7 @@ function(course_lesson NN slug)
   set(lesson_dir "${CMAKE_SOURCE_DIR}/lessons/${folder}")
   set(test_dir "${CMAKE_SOURCE_DIR}/tests/${folder}")
   _course_source_root(source_root)
+  set(_course_misaligned_mutants ${L_MISALIGNED_MUTANTS})
   set(_course_libraries ${L_LIBRARIES})
   if(COURSE_BACKEND_RESOLVED STREQUAL "cuda")
     list(APPEND _course_libraries ${L_CUDA_LIBRARIES})
@@ -394,7 +408,7 @@ function(course_lesson NN slug)
   list(POP_FRONT solution_files edited_solution)
   get_filename_component(edited_name "${edited_solution}" NAME)
   set(mutant_cu "")
-  set(mutants ${L_MUTANTS})
+  set(mutants ${L_MUTANTS} ${L_MISALIGNED_MUTANTS})
   set(checked_only_mutants "")  # compile-checked by nvcc, not run
   if(COURSE_BACKEND_RESOLVED STREQUAL "emu")
     list(APPEND mutants ${L_EMU_ONLY_MUTANTS})
