@@ -229,16 +229,7 @@ void check_arguments(std::size_t n, int k) {
 // there are warp tiles for.
 template <unsigned kWarps, unsigned kVectors>
 unsigned filter_blocks(std::size_t n) {
-    int device = 0;
-    int sm_count = 0;
-    int per_sm = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, threshold_filter_kernel<kWarps, kVectors>, static_cast<int>(kWarps * 32), 0));
-    const std::size_t needed = (warp_scan::tile_count<kVectors>(n) + kWarps - 1) / kWarps;
-    const std::size_t wave = static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<unsigned>(std::max(sm_count, 1));
-    return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+    return warp_scan::resident_blocks<kWarps, kVectors>(threshold_filter_kernel<kWarps, kVectors>, n, 0);
 }
 
 // The pre-pass's shape: warp_top_k.cuh's fastest for k = 1.

@@ -433,25 +433,34 @@ void check_arguments(std::size_t n, int k) {
     }
 }
 
-// Blocks of the launch: as many as fit on the GPU at once (the occupancy
-// API, capped at kMaxBlocksPerSm per SM when that is not 0), and no more
-// than there are warp tiles for.
-template <unsigned kWarps, unsigned kVectors, unsigned kMaxBlocksPerSm>
-unsigned grid_blocks(std::size_t n) {
+// Blocks of a launch of `kernel`, kWarps warps a block and a warp tile of
+// kVectors float4 a lane, over n floats: as many as fit on the GPU at once
+// (the occupancy API, capped at max_per_sm per SM when that is not 0), and
+// no more than there are warp tiles for. (threshold_top_k.cuh's main pass
+// is sized by it too.)
+template <unsigned kWarps, unsigned kVectors, class Kernel>
+unsigned resident_blocks(Kernel kernel, std::size_t n, unsigned max_per_sm) {
     int device = 0;
     int sm_count = 0;
     int per_sm = 0;
     COURSE_CUDA_CHECK(cudaGetDevice(&device));
     COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, warp_top_k_kernel<kWarps, kVectors, (kMaxBlocksPerSm > 0 ? kMaxBlocksPerSm : 1)>,
-        static_cast<int>(kWarps * 32), 0));
+    COURSE_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(kWarps * 32), 0));
     unsigned blocks_per_sm = static_cast<unsigned>(std::max(per_sm, 1));
-    if (kMaxBlocksPerSm > 0) blocks_per_sm = std::min(blocks_per_sm, kMaxBlocksPerSm);
+    if (max_per_sm > 0) blocks_per_sm = std::min(blocks_per_sm, max_per_sm);
     const std::size_t tile_floats = std::size_t{32} * 4 * kVectors * kWarps;
     const std::size_t needed = (n + tile_floats - 1) / tile_floats;
     const std::size_t wave = std::size_t{blocks_per_sm} * static_cast<unsigned>(std::max(sm_count, 1));
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+}
+
+// Blocks of the warp scan's launch, at most kMaxBlocksPerSm an SM (0: as
+// many as fit).
+template <unsigned kWarps, unsigned kVectors, unsigned kMaxBlocksPerSm>
+unsigned grid_blocks(std::size_t n) {
+    return resident_blocks<kWarps, kVectors>(
+        warp_top_k_kernel<kWarps, kVectors, (kMaxBlocksPerSm > 0 ? kMaxBlocksPerSm : 1)>, n, kMaxBlocksPerSm);
 }
 
 // The workspace: the main pass's ticket and the pre-pass's (8 bytes each,
