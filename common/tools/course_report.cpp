@@ -3,10 +3,17 @@
 // their tools take. One tool for `./course grade` (one student) and
 // `./course grade-all` (a class).
 //
-//   course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn]
+//   course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn|score]
 //                 [--isolation TEXT] [--visibility [NN=]V] [--hidden-visibility V]
 //                 [--student NAME] [--tests FILE] [--results FILE] [--build-status FILE]
-//                 [--sources DIR] [--seconds S] [--student NAME ...] [NN ...]
+//                 [--sources DIR] [--seconds S] [--student NAME ...]
+//                 [--progress FILE] [--exit-status] [--gradebook DIR] [NN ...]
+//
+// The report in FORMAT goes to stdout. --progress FILE records the grade in
+// the student's progress file (progress.hpp; ./course grade), --exit-status
+// makes the exit status 1 when a lesson graded did not pass (2 is an error),
+// --gradebook DIR writes the class's gradebook in every format there, with
+// one Gradescope and one PrairieLearn results.json a student (grade-all).
 //
 // DIR/course/manifest.json, the lesson manifest, is written by CMake at
 // configure time (cmake/CourseLesson.cmake): the build's configuration
@@ -30,6 +37,11 @@
 //   course_report manifest DIR lesson NN KEY        a lesson's KEY (a list: one item a line;
 //                                                   bench: true or false)
 //   course_report manifest DIR configuration KEY    a configuration value
+//   course_report progress FILE status DIR          ./course status: the lessons of DIR's manifest,
+//                                                   each one's state in the progress FILE, the next
+//   course_report progress FILE next DIR            the first lesson of DIR not passed (none: empty)
+//   course_report progress FILE passed NN           exit 0 when lesson NN has passed; else 1,
+//                                                   printing why not
 //   course_report build-error NN < MESSAGE          one build-status line: lesson NN did not build
 //   course_report build-status FILE                 the lessons FILE says did not build, one a line
 //   course_report check-pages DIR                   README.md's lesson table, each lesson page's
@@ -47,6 +59,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iomanip>
@@ -57,6 +70,7 @@
 #include <vector>
 
 #include "json.hpp"
+#include "progress.hpp"
 #include "xml_escape.hpp"
 
 namespace {
@@ -184,6 +198,7 @@ std::string split_lines(std::string s) {
 // ------------------------------------------------------------ the manifest
 
 namespace json = course_tools::json;
+namespace progress = course_tools::progress;
 
 // A file's text; throws naming it (and saying `hint`) when it cannot be read.
 std::string read_required(const std::string& path, const std::string& what, const std::string& hint = "") {
@@ -764,19 +779,72 @@ void write_prairielearn(std::ostream& out, const Context& ctx, const Student& st
     out << "\n  ]\n}\n";
 }
 
-// The lessons of one student, a line each, for the driver (./course's
-// progress file and exit status): number, status, tests passed, tests,
-// points, max points, then the first failing test and the first line of its
-// reason (tabs and newlines in those become spaces).
-void write_summary(std::ostream& out, const Student& st) {
-    auto field = [](std::string s) {
-        s = s.substr(0, s.find('\n'));
-        for (char& c : s) if (c == '\t' || c == '\r') c = ' ';
-        return s;
-    };
+// A grade's state in the student's progress file (progress.hpp).
+std::string progress_state(const LessonGrade& g) {
+    if (g.status == "passed") return "passed";
+    if (g.status == "COMPILE ERROR") return "compile error";
+    if (g.status == "SKIPPED") return "skipped";
+    return "failing";
+}
+
+// Records one student's grades in the progress file `path` (./course grade's).
+// An unreadable file (edited by hand, cut short) is started afresh, saying
+// so: a grade never fails for the progress it keeps.
+void record_progress(const std::string& path, const Student& st) {
+    progress::Book book;
+    try {
+        book = progress::read(path);
+    } catch (const json::Error& e) {
+        std::cerr << "course_report: the progress file is unreadable (" << e.what() << "); starting it afresh\n";
+    }
     for (const LessonGrade& g : st.lessons) {
-        out << g.lesson->number << '\t' << g.status << '\t' << g.passed << '\t' << g.total << '\t' << number(g.points)
-            << '\t' << number(g.max_points) << '\t' << field(g.first_failing_test) << '\t' << field(g.reason) << '\n';
+        progress::Record r;
+        r.state = progress_state(g);
+        r.passed = g.passed;
+        r.tests = g.total;
+        r.points = g.points;
+        r.max_points = g.max_points;
+        progress::record(book, g.lesson->number, r);
+    }
+    if (!progress::write(path, book)) throw json::Error("could not write the progress file " + path);
+}
+
+// Whether every lesson graded passed (a lesson this build skips does not count).
+bool all_passed(const Student& st) {
+    for (const LessonGrade& g : st.lessons) {
+        if (g.status != "passed" && g.status != "SKIPPED") return false;
+    }
+    return true;
+}
+
+// Writes FORMAT's report of `students` to the file `path`.
+template <typename Write>
+void write_file(const std::string& path, Write write) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    write(out);
+    if (!out.flush()) throw json::Error("could not write " + path);
+}
+
+// `--gradebook DIR` (./course grade-all): the class's gradebook in every
+// format, gradebook.txt (the table), gradebook.csv, gradebook.json,
+// results.xml (JUnit), and each student's Gradescope and PrairieLearn
+// results.json in gradescope/NAME/ and prairielearn/NAME/.
+void write_gradebook(const std::string& dir, const Context& ctx, const std::vector<Student>& students) {
+    write_file(dir + "/gradebook.txt", [&](std::ostream& out) { write_table(out, ctx, students); });
+    write_file(dir + "/gradebook.csv", [&](std::ostream& out) { write_csv(out, ctx, students); });
+    write_file(dir + "/gradebook.json", [&](std::ostream& out) { write_json(out, ctx, students); });
+    write_file(dir + "/results.xml", [&](std::ostream& out) { write_junit(out, ctx, students); });
+    for (const Student& st : students) {
+        for (const char* tool : {"gradescope", "prairielearn"}) {
+            const std::string folder = dir + "/" + tool + "/" + st.name;
+            std::error_code error;
+            std::filesystem::create_directories(folder, error);
+            if (error) throw json::Error("could not create " + folder + ": " + error.message());
+            write_file(folder + "/results.json", [&](std::ostream& out) {
+                if (std::string(tool) == "gradescope") write_gradescope(out, ctx, st);
+                else write_prairielearn(out, ctx, st);
+            });
+        }
     }
 }
 
@@ -987,9 +1055,118 @@ int ctest_junit(const std::string& path) {
     return failed.empty() ? 0 : 1;
 }
 
+// At most `width` characters of UTF-8 `text`, padded with spaces to `width`.
+std::string column(const std::string& text, std::size_t width) {
+    std::string out;
+    std::size_t chars = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const bool starts_char = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+        if (starts_char && chars++ == width) break;
+        out += text[i];
+    }
+    return out + std::string(chars < width ? width - chars : 0, ' ');
+}
+
+std::string right(const std::string& text, std::size_t width) {
+    return std::string(text.size() < width ? width - text.size() : 0, ' ') + text;
+}
+
+std::string points_of(double got, double max) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.1f/%g", got, max);
+    return buffer;
+}
+
+// The first lesson of `manifest` that `book` has not seen pass and the build
+// runs; empty when every one has passed.
+std::string next_lesson(const Manifest& manifest, const progress::Book& book) {
+    for (const Lesson& lesson : manifest.lessons) {
+        if (!lesson.skipped.empty()) continue;
+        const auto found = book.find(lesson.number);
+        if (found == book.end() || found->second.state != "passed") return lesson.number;
+    }
+    return "";
+}
+
+// `./course status`: each lesson of the build's manifest, its state, tests
+// and points from the progress, the total, and the next lesson to take.
+void print_status(const Manifest& manifest, const progress::Book& book) {
+    const auto row = [](const std::string& n, const std::string& title, const std::string& state,
+                        const std::string& tests, const std::string& points) {
+        std::cout << "  " << column(n, 3) << " " << column(title, 34) << " " << column(state, 27) << " "
+                  << right(tests, 7) << " " << right(points, 12) << "\n";
+    };
+    row("#", "lesson", "state", "tests", "points");
+    double got = 0, max = 0;
+    for (const Lesson& lesson : manifest.lessons) {
+        const auto found = book.find(lesson.number);
+        const progress::Record* r = found == book.end() ? nullptr : &found->second;
+        std::string state, tests = "-", points = "-";
+        if (!lesson.skipped.empty() || (r && r->state == "skipped")) {
+            state = "skipped here (needs a GPU)";
+        } else {
+            if (!r) state = "not started";
+            else if (r->state == "passed") state = "passed " + r->first_passed;
+            else if (r->state == "compile error") state = "does not compile";
+            else state = r->first_passed.empty() ? "in progress" : "failing (passed " + r->first_passed + ")";
+            if (r && r->state != "compile error") tests = std::to_string(r->passed) + "/" + std::to_string(r->tests);
+            const double earned = r ? r->points : 0;
+            points = points_of(earned, lesson.points);
+            got += earned;
+            max += lesson.points;
+        }
+        row(lesson.number, lesson.title, state, tests, points);
+    }
+    row("", "total", "", "", points_of(got, max));
+    const std::string next = next_lesson(manifest, book);
+    if (next.empty()) {
+        std::cout << "every lesson passed here. Well done.\n";
+        return;
+    }
+    for (const Lesson& lesson : manifest.lessons) {
+        if (lesson.number == next) {
+            std::cout << "next: lesson " << next << ", " << lesson.title << " (./course watch " << next
+                      << ", or ./course grade " << next << ")\n";
+        }
+    }
+}
+
+// `progress FILE status DIR | next DIR | passed NN`: what the driver asks of
+// the progress file (progress.hpp).
+int progress_command(const std::vector<std::string>& args) {
+    if (args.size() == 3 && (args[1] == "status" || args[1] == "next")) {
+        const Manifest manifest = read_manifest(args[2]);
+        const progress::Book book = progress::read(args[0]);
+        if (args[1] == "status") print_status(manifest, book);
+        else if (const std::string next = next_lesson(manifest, book); !next.empty()) std::cout << next << "\n";
+        return 0;
+    }
+    if (args.size() == 3 && args[1] == "passed") {
+        // Exit 0 when lesson NN has ever passed; else 1, printing why not in
+        // words ("it was never graded", or what its last grade found).
+        const progress::Book book = progress::read(args[0]);
+        const auto found = book.find(args[2]);
+        if (found == book.end()) {
+            std::cout << "it was never graded\n";
+            return 1;
+        }
+        const progress::Record& r = found->second;
+        if (!r.first_passed.empty()) return 0;
+        std::cout << "the last grade, " << r.graded << ", "
+                  << (r.state == "compile error" ? std::string("did not compile")
+                                                 : "passed " + std::to_string(r.passed) + " of " +
+                                                       std::to_string(r.tests) + " tests")
+                  << "\n";
+        return 1;
+    }
+    std::cerr << "usage: course_report progress FILE status DIR | next DIR | passed NN\n";
+    return 2;
+}
+
 int run_command(const std::string& command, const std::vector<std::string>& args) {
     try {
         if (command == "manifest") return manifest_command(args);
+        if (command == "progress") return progress_command(args);
         if (command == "check-pages" && args.size() == 1) return check_pages(args[0]);
         if (command == "ctest-junit" && args.size() == 1) return ctest_junit(args[0]);
         if (command == "build-error" && args.size() == 1) {
@@ -1009,6 +1186,7 @@ int run_command(const std::string& command, const std::vector<std::string>& args
         return 2;
     }
     std::cerr << "usage: course_report manifest DIR lessons | lesson NN KEY | configuration KEY\n"
+                 "       course_report progress FILE status DIR | next DIR | passed NN\n"
                  "       course_report build-error NN < MESSAGE\n"
                  "       course_report build-status FILE\n"
                  "       course_report check-pages DIR\n"
@@ -1017,11 +1195,11 @@ int run_command(const std::string& command, const std::vector<std::string>& args
 }
 
 int usage() {
-    std::cerr << "usage: course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn]\n"
+    std::cerr << "usage: course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn|score]\n"
                  "                     [--isolation TEXT] [--visibility [NN=]V] [--hidden-visibility V]\n"
                  "                     [--student NAME] [--tests FILE] [--results FILE] [--build-status FILE]\n"
                  "                     [--sources DIR] [--seconds S] [--student NAME ...]\n"
-                 "                     [--summary FILE] [NN ...]\n";
+                 "                     [--progress FILE] [--exit-status] [--gradebook DIR] [NN ...]\n";
     return 2;
 }
 
@@ -1034,12 +1212,13 @@ bool known_visibility(const std::string& v) {
 int main(int argc, char** argv) {
     if (argc >= 2) {
         const std::string command = argv[1];
-        if (command == "manifest" || command == "build-error" || command == "build-status" ||
+        if (command == "manifest" || command == "progress" || command == "build-error" || command == "build-status" ||
             command == "check-pages" || command == "ctest-junit") {
             return run_command(command, std::vector<std::string>(argv + 2, argv + argc));
         }
     }
-    std::string build_dir, format = "table", summary;
+    std::string build_dir, format = "table", progress_path, gradebook;
+    bool exit_status = false;
     Context ctx;
     std::set<std::string> selected;
     std::vector<Student> students(1);  // the unnamed student, until a --student names one
@@ -1050,7 +1229,9 @@ int main(int argc, char** argv) {
         if (arg == "--build" && has_value) build_dir = argv[++i];
         else if (arg == "--format" && has_value) format = argv[++i];
         else if (arg == "--isolation" && has_value) ctx.isolation = argv[++i];
-        else if (arg == "--summary" && has_value) summary = argv[++i];
+        else if (arg == "--progress" && has_value) progress_path = argv[++i];
+        else if (arg == "--gradebook" && has_value) gradebook = argv[++i];
+        else if (arg == "--exit-status") exit_status = true;
         else if ((arg == "--visibility" || arg == "--hidden-visibility") && has_value) {
             const std::string value = argv[++i];
             const std::size_t eq = value.find('=');
@@ -1080,14 +1261,15 @@ int main(int argc, char** argv) {
         std::cerr << "course_report: --build DIR is required\n";
         return usage();
     }
-    const std::set<std::string> formats = {"table", "json", "junit", "csv", "gradescope", "prairielearn"};
+    // score: each student's points as "P/M" on a line (grade-all's progress lines).
+    const std::set<std::string> formats = {"table", "json", "junit", "csv", "gradescope", "prairielearn", "score"};
     if (!formats.count(format)) {
         std::cerr << "course_report: unknown format '" << format
                   << "' (table, json, junit, csv, gradescope or prairielearn)\n";
         return 2;
     }
-    if (!summary.empty() && students.size() != 1) {
-        std::cerr << "course_report: --summary is of one student\n";
+    if ((!progress_path.empty() || exit_status) && students.size() != 1) {
+        std::cerr << "course_report: --progress and --exit-status are of one student\n";
         return 2;
     }
     if ((format == "gradescope" || format == "prairielearn") && students.size() != 1) {
@@ -1112,15 +1294,16 @@ int main(int argc, char** argv) {
     else if (format == "json") write_json(std::cout, ctx, students);
     else if (format == "junit") write_junit(std::cout, ctx, students);
     else if (format == "csv") write_csv(std::cout, ctx, students);
+    else if (format == "score") for (const Student& st : students) std::cout << points_of(st.points, st.max_points) << "\n";
     else if (format == "gradescope") write_gradescope(std::cout, ctx, students.front());
     else write_prairielearn(std::cout, ctx, students.front());
-    if (!summary.empty()) {
-        std::ofstream file(summary);
-        write_summary(file, students.front());
-        if (!file) {
-            std::cerr << "course_report: could not write " << summary << "\n";
-            return 2;
-        }
+    try {
+        if (!gradebook.empty()) write_gradebook(gradebook, ctx, students);
+        if (!progress_path.empty()) record_progress(progress_path, students.front());
+    } catch (const json::Error& e) {
+        std::cerr << "course_report: " << e.what() << "\n";
+        return 2;
     }
+    if (exit_status && !all_passed(students.front())) return 1;
     return 0;
 }

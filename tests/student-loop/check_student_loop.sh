@@ -73,7 +73,34 @@ expect_text "COMPILE ERROR" "the report says it does not compile"
 expect_status 0 "status after a compile error" "$ROOT/course" status
 expect_text "^  01 .*does not compile" "status: lesson 01 does not compile"
 expect_status 0 "solution 01 after a later compile error" "$ROOT/course" solution 01
+expect_status 1 "solution 02, graded never" "$ROOT/course" solution 02
 cp "$ROOT/solutions/$L01"/*.cu "$STUDENT/$L01/"
+
+# The progress file: JSON (common/tools/progress.hpp). One of the earlier
+# tab-separated form is read where no JSON file is there yet; an unreadable
+# one stops status with the file and line, and a grade starts it afresh.
+PROGRESS=("$COURSE_BUILD_DIR"/progress/*.json)
+if [[ -f "${PROGRESS[0]}" ]]; then ok "the progress file is ${PROGRESS[0]##*/}"; else fail "no progress JSON file"; fi
+rm -f "$COURSE_BUILD_DIR"/progress/*
+printf '01\tfailing\t2\t5\t4\t10\t2026-01-02 03:04\t2025-12-31\n' >"${PROGRESS[0]%.json}.tsv"
+expect_status 0 "status from an earlier tab-separated progress file" "$ROOT/course" status
+expect_text "^  01 .*failing \(passed 2025-12-31\) +2/5 +4\.0/10" "status reads the earlier form's columns"
+expect_status 0 "solution 01 after the earlier form's first pass" "$ROOT/course" solution 01
+echo '{"format": 1, "lessons": {"01": {"state": "passed"' >"${PROGRESS[0]}"
+expect_status 2 "status with a truncated progress file" "$ROOT/course" status
+expect_text "${PROGRESS[0]##*/}:[0-9]+:[0-9]+: expected" "the error names the progress file, line and column"
+expect_status 0 "grade 01 over a truncated progress file" "$ROOT/course" grade 01
+expect_text "unreadable.*starting it afresh" "the grade says the progress starts afresh"
+expect_status 0 "status after that grade" "$ROOT/course" status
+expect_text "^  01 .*passed $(date +%Y-%m-%d)" "status: lesson 01 passed today, the old progress gone"
+
+# ------------------------------------------------------------ grade-all: one name, two folders
+# Folder names become student names with only A-Z a-z 0-9 . _ - kept; two
+# that become one would share a build tree and a gradebook row.
+mkdir -p "$SCRATCH/class/ann lee/$L01" "$SCRATCH/class/ann_lee/$L01"
+expect_status 2 "grade-all of two folders that grade as one name" "$ROOT/course" grade-all "$SCRATCH/class"
+expect_text "'ann lee' and 'ann_lee' both grade as 'ann_lee'" "grade-all names both folders"
+rm -rf "$SCRATCH/class"
 
 # ------------------------------------------------------------ a copied course folder
 # The repository and its build folder copied elsewhere: the tree's cache
