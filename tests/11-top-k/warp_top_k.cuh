@@ -279,6 +279,26 @@ __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std:
     }
 }
 
+// Programmatic dependent launch (Hopper, sm_90; threshold_top_k.cuh's
+// overlapped rows): a grid launched with the stream-serialization attribute
+// may start once every block of the grid before it has called
+// allow_dependent_grids (or exited), and must call wait_for_prior_grid
+// before it touches anything that grid writes: the wait returns once that
+// grid has finished and its writes are visible. Both are no-ops where no
+// such launch is pending, and on the emulator (whose stream runs launches
+// one after the other, so there is nothing to overlap or wait for).
+__device__ void allow_dependent_grids() {
+#if !defined(__CUDACC_EMULATOR__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ void wait_for_prior_grid() {
+#if !defined(__CUDACC_EMULATOR__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // The seed: the m-th largest of the lanes' maxima over the first tile, less
 // one (a key must beat the threshold, and the seed's own must get in).
 template <unsigned kItems>
@@ -327,6 +347,9 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     __shared__ bool last_block;
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
+    // A main pass launched to overlap this one (threshold_top_k.cuh) may
+    // start its blocks now: it waits for this grid before it reads the seed.
+    allow_dependent_grids();
 
     WarpList w;
     w.list = kEmptyKey;
@@ -495,15 +518,15 @@ std::size_t tile_count(std::size_t n) {
 
 // The pre-pass (see top_k): when the array has at least 2 sample_tiles
 // tiles, finds the m-th largest key of sample_tiles of them spread evenly
-// over the array and writes it, less one, to h.slots[0, m). Else leaves the
-// slots as they are. One tile a warp, at most max_blocks blocks (the lists
+// over the array and writes it, less one, to h.slots[0, m), and returns
+// true. Else leaves the slots as they are and returns false (no launch). One tile a warp, at most max_blocks blocks (the lists
 // the workspace has room for). Uses h.sample_ticket, h.sample_slots and the
 // first lists; h.ticket and h.sample_ticket must be 0.
 template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocks>
-void launch_sample_pass(const float* values, std::size_t n, bool aligned, unsigned m, unsigned sample_tiles,
+bool launch_sample_pass(const float* values, std::size_t n, bool aligned, unsigned m, unsigned sample_tiles,
                         unsigned max_blocks, const Header& h) {
     const std::size_t tiles = tile_count<kVectors>(n);
-    if (sample_tiles == 0 || tiles < 2 * std::size_t{sample_tiles}) return;
+    if (sample_tiles == 0 || tiles < 2 * std::size_t{sample_tiles}) return false;
     // Sample tile t is the last of the t-th step of tiles, so the sample
     // reaches the array's end (sorted ascending input: the bound then lies
     // among the top keys of the last step).
@@ -513,6 +536,7 @@ void launch_sample_pass(const float* values, std::size_t n, bool aligned, unsign
     warp_top_k_kernel<kWarps, kVectors, kMinBlocks><<<blocks, kWarps * 32>>>(
         values, n, aligned, m, sample, h.lists, h.sample_ticket, h.sample_slots, Answer{nullptr, nullptr, h.slots});
     COURSE_CUDA_CHECK(cudaGetLastError());
+    return true;
 }
 
 }  // namespace
