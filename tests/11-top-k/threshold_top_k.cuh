@@ -28,9 +28,10 @@
 ///    m-th largest of those has m distinct candidates at or above it), then
 ///    each warp merges the batches of 32 with a key above it into its list,
 ///    and the block's warps merge their lists. Launches: a memset, the
-///    pre-pass, the main pass; with kOverlap (top_k) the main pass is
+///    pre-pass, the main pass; with Overlap (top_k) the main pass is
 ///    launched to overlap the pre-pass (programmatic dependent launch,
-///    GPU only): its warps load their first tile, then wait for the seed.
+///    GPU only): its warps load their first tile, then wait for the seed;
+///    and with Overlap::all the pre-pass overlaps a zeroing kernel too.
 #pragma once
 
 #include "warp_top_k.cuh"
@@ -181,9 +182,9 @@ __device__ void filter_against_threshold(const float (&items)[kItems], std::size
 // none: every key beats it). kWarps warps a block, kVectors float4 a lane
 // per tile, each warp taking tiles warp, warp + all warps, ...
 // kAfterPrePass: launched to overlap the pre-pass (programmatic dependent
-// launch, top_k's kOverlap): a warp loads its first tile, then waits for
-// the pre-pass to finish before it reads the seed or a counter (the memset
-// before the pre-pass zeroed them).
+// launch, Overlap::main_pass and all): a warp loads its first tile, then
+// waits for the pre-pass to finish before it reads the seed or a counter
+// (zeroed before the pre-pass ran).
 template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass>
 __global__ void __launch_bounds__(kWarps * 32)
     threshold_filter_kernel(const float* values, std::size_t count, bool aligned, unsigned m, const Key* seed,
@@ -272,7 +273,41 @@ std::size_t list_slots(std::size_t n) {
                      warp_scan::grid_blocks<kSampleWarps, kSampleVectors, kSampleMinBlocks>(n)});
 }
 
+// Zeroes words[0, count), one a thread, and lets the pre-pass, launched to
+// overlap it, start at once (it waits for this grid before it touches them).
+constexpr unsigned kZeroThreads = 256;
+__global__ void zero_kernel(unsigned* words, unsigned count) {
+    warp_scan::allow_dependent_grids();
+    if (threadIdx.x < count) words[threadIdx.x] = 0;
+}
+
+// Whether launch_sample_pass launches the pre-pass for n floats (the same
+// test).
+template <unsigned kSampleTiles>
+bool tile_count_allows_sample(std::size_t n) {
+    return kSampleTiles > 0 && warp_scan::tile_count<kSampleVectors>(n) >= 2 * std::size_t{kSampleTiles};
+}
+
 }  // namespace
+
+/// How top_k's launches follow one another (programmatic dependent launch:
+/// a GPU of compute capability 9.0 or more; on the emulator always none).
+enum class Overlap {
+    /// A memset of the counters, the pre-pass, the main pass, each after
+    /// the one before has finished.
+    none,
+    /// The main pass may start while the pre-pass runs: its blocks are
+    /// scheduled and issue their first tile's loads, then each warp waits
+    /// for the pre-pass (griddepcontrol.wait: finished, its writes visible)
+    /// before it reads the seed or a counter.
+    main_pass,
+    /// Also the pre-pass overlaps the zeroing of the counters (a one-block
+    /// kernel instead of the memset, which no grid can overlap): the
+    /// pre-pass's warps load their sample tiles, then wait for it before
+    /// they read a slot. The main pass waits for the pre-pass, which had
+    /// waited for the zeroing.
+    all,
+};
 
 /// The workspace for n elements and k <= 32 results (0 when n = 0 or k = 0).
 template <unsigned kWarps, unsigned kVectors>
@@ -287,15 +322,10 @@ std::size_t top_k_workspace_bytes(std::size_t n, int k) {
 /// pre-pass over kSampleTiles tiles of 512 floats (none when the array has fewer
 /// than 2 kSampleTiles of them).
 ///
-/// kOverlap (a GPU of compute capability 9.0 or more; ignored on the
-/// emulator, whose launches run one after the other anyway): the main pass
-/// is launched with programmatic dependent launch after the pre-pass, so its
-/// blocks are scheduled and issue their first tile's loads while the
-/// pre-pass is still running, instead of after it has finished and the
-/// launch latency has passed; each warp then waits for the pre-pass
-/// (griddepcontrol.wait: it has finished and its writes are visible) before
-/// it reads the seed or a counter. The same kernels, the same answer.
-template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles, bool kOverlap = false>
+/// kOverlap (see Overlap; a GPU of compute capability 9.0 or more, ignored
+/// on the emulator, whose launches run one after the other anyway): the
+/// same kernels, the same answer, with less time between them.
+template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles, Overlap kOverlap = Overlap::none>
 void top_k(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace,
            std::size_t workspace_bytes) {
     check_arguments(n, k);
@@ -312,26 +342,25 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
                        reinterpret_cast<unsigned*>(bytes) + 1, h.ticket};
     const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
     const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
-    COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kCounterBytes + warp_scan::kHeaderBytes));
+    constexpr std::size_t kZeroedWords = (kCounterBytes + warp_scan::kHeaderBytes) / sizeof(unsigned);
+    static_assert(kZeroedWords <= kZeroThreads, "one word a thread");
+    // (On the emulator the zeroing kernel and the pre-pass are launched, plainly.)
+    const bool overlap_sample = kOverlap == Overlap::all && tile_count_allows_sample<kSampleTiles>(n);
+    if (overlap_sample) {
+        zero_kernel<<<1, kZeroThreads>>>(static_cast<unsigned*>(workspace), static_cast<unsigned>(kZeroedWords));
+        COURSE_CUDA_CHECK(cudaGetLastError());
+    } else {
+        COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kCounterBytes + warp_scan::kHeaderBytes));
+    }
     const bool sampled = warp_scan::launch_sample_pass<kSampleWarps, kSampleVectors, kSampleMinBlocks>(
-        values, n, aligned, m, kSampleTiles, static_cast<unsigned>(lists), h);
+        values, n, aligned, m, kSampleTiles, static_cast<unsigned>(lists), h, overlap_sample);
 #ifndef __CUDACC_EMULATOR__
-    if (kOverlap && sampled) {
+    if (kOverlap != Overlap::none && sampled) {
         // Only behind the pre-pass: behind the memset there is no grid to
-        // overlap with (and the kernel's wait would have nothing to wait for).
-        auto* kernel = threshold_filter_kernel<kWarps, kVectors, true>;
-        cudaLaunchAttribute attribute{};
-        attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attribute.val.programmaticStreamSerializationAllowed = 1;
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(filter_blocks<kWarps, kVectors, true>(n));
-        config.blockDim = dim3(kWarps * 32);
-        config.dynamicSmemBytes = 0;
-        config.stream = nullptr;
-        config.attrs = &attribute;
-        config.numAttrs = 1;
-        COURSE_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, values, n, aligned, m, static_cast<const Key*>(h.slots),
-                                             c, out_values, out_indices));
+        // overlap with.
+        warp_scan::launch_overlapped(threshold_filter_kernel<kWarps, kVectors, true>,
+                                     filter_blocks<kWarps, kVectors, true>(n), kWarps * 32, values, n, aligned, m,
+                                     static_cast<const Key*>(h.slots), c, out_values, out_indices);
         return;
     }
 #else
