@@ -28,7 +28,10 @@
 ///    m-th largest of those has m distinct candidates at or above it), then
 ///    each warp merges the batches of 32 with a key above it into its list,
 ///    and the block's warps merge their lists. Launches: a memset, the
-///    pre-pass, the main pass.
+///    pre-pass, the main pass; with Overlap (top_k) the main pass is
+///    launched to overlap the pre-pass (programmatic dependent launch,
+///    GPU only): its warps load their first tile, then wait for the seed;
+///    and with Overlap::all the pre-pass overlaps a zeroing kernel too.
 #pragma once
 
 #include "warp_top_k.cuh"
@@ -130,16 +133,64 @@ __device__ void select_candidates(const Candidates& c, const float* values, unsi
     }
 }
 
+// Filters the tile at `base` (this lane's kItems floats) against the
+// warp's threshold: one compare a float and one vote; the rare keys that
+// beat it are appended to the buffer, or, once it is full, merged into the
+// warp's list (through `staged`, the warp's 32 slots).
+template <unsigned kItems>
+__device__ void filter_against_threshold(const float (&items)[kItems], std::size_t base, std::size_t count,
+                                         const Candidates& c, Key* staged, warp_scan::WarpList& w) {
+    static_assert(kItems <= 32, "the item mask has one bit per item");
+    const unsigned lane = threadIdx.x % 32;
+    unsigned mine = 0;
+#pragma unroll
+    for (unsigned item = 0; item < kItems; ++item) {
+        if (w.everything || items[item] >= w.lowest) mine |= 1u << item;
+    }
+    if (!__any_sync(kFullMask, mine != 0)) return;
+    // Rare on random data: only the items some lane passes, warp-uniform.
+    unsigned any_lane = mine;
+    for (unsigned distance = 16; distance > 0; distance /= 2) {
+        any_lane |= __shfl_xor_sync(kFullMask, any_lane, distance);
+    }
+#pragma unroll
+    for (unsigned item = 0; item < kItems; ++item) {
+        if ((any_lane & (1u << item)) == 0) continue;
+        const std::size_t i = warp_scan::item_index(base, item);
+        const Key key = warp_scan::pack_key(items[item], i);
+        const bool passes = (mine & (1u << item)) != 0 && i < count && key > w.threshold;
+        const unsigned lanes = __ballot_sync(kFullMask, passes);
+        if (lanes == 0) continue;
+        unsigned first = 0;
+        if (lane == 0) first = atomicAdd(c.appended, static_cast<unsigned>(__popc(lanes)));
+        first = __shfl_sync(kFullMask, first, 0);
+        const unsigned place = first + static_cast<unsigned>(__popc(lanes & ((1u << lane) - 1u)));
+        const bool room = place < kCapacity;
+        if (passes && room) c.keys[place] = key;
+        // The buffer is full: the keys that found no room go to the
+        // warp's own list, whose m-th key may raise its threshold.
+        const unsigned left = __ballot_sync(kFullMask, passes && !room);
+        if (left != 0) {
+            if (passes && !room) staged[__popc(left & ((1u << lane) - 1u))] = key;
+            warp_scan::merge_staged(w, staged, static_cast<unsigned>(__popc(left)));
+            warp_scan::update_lowest(w);
+        }
+    }
+}
+
 // The main pass: `seed` holds the pre-pass's threshold (0 when there was
 // none: every key beats it). kWarps warps a block, kVectors float4 a lane
 // per tile, each warp taking tiles warp, warp + all warps, ...
-template <unsigned kWarps, unsigned kVectors>
+// kAfterPrePass: launched to overlap the pre-pass (programmatic dependent
+// launch, Overlap::main_pass and all): a warp loads its first tile, then
+// waits for the pre-pass to finish before it reads the seed or a counter
+// (zeroed before the pre-pass ran).
+template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass>
 __global__ void __launch_bounds__(kWarps * 32)
     threshold_filter_kernel(const float* values, std::size_t count, bool aligned, unsigned m, const Key* seed,
                             Candidates c, float* out_values, int* out_indices) {
     constexpr unsigned kItems = 4 * kVectors;
     constexpr std::size_t kTile = 32 * kItems;
-    static_assert(kItems <= 32, "the item mask has one bit per item");
     __shared__ Key staged[kWarps][32];  // a warp's keys that found the buffer full
     __shared__ Key shared_lists[kWarps][32];
     __shared__ Key shared_bound;
@@ -147,52 +198,24 @@ __global__ void __launch_bounds__(kWarps * 32)
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
 
+    const std::size_t tiles = (count + kTile - 1) / kTile;
+    const std::size_t warps = static_cast<std::size_t>(gridDim.x) * kWarps;
+    const std::size_t first_tile = static_cast<std::size_t>(blockIdx.x) * kWarps + warp;
+    // The first tile's loads go out before the seed is read (and, overlapped,
+    // before the pre-pass is waited for): they do not depend on it.
+    float items[kItems];
+    if (first_tile < tiles) warp_scan::load_tile(values, count, aligned, first_tile * kTile, items);
+    if constexpr (kAfterPrePass) warp_scan::wait_for_prior_grid();
+
     warp_scan::WarpList w;
     w.list = kEmptyKey;
     w.threshold = *seed;
     w.rank = m - 1;
     warp_scan::update_lowest(w);
 
-    const std::size_t tiles = (count + kTile - 1) / kTile;
-    const std::size_t warps = static_cast<std::size_t>(gridDim.x) * kWarps;
-    for (std::size_t tile = static_cast<std::size_t>(blockIdx.x) * kWarps + warp; tile < tiles; tile += warps) {
-        float items[kItems];
-        const std::size_t base = tile * kTile;
-        warp_scan::load_tile(values, count, aligned, base, items);
-        unsigned mine = 0;
-#pragma unroll
-        for (unsigned item = 0; item < kItems; ++item) {
-            if (w.everything || items[item] >= w.lowest) mine |= 1u << item;
-        }
-        if (!__any_sync(kFullMask, mine != 0)) continue;
-        // Rare on random data: only the items some lane passes, warp-uniform.
-        unsigned any_lane = mine;
-        for (unsigned distance = 16; distance > 0; distance /= 2) {
-            any_lane |= __shfl_xor_sync(kFullMask, any_lane, distance);
-        }
-#pragma unroll
-        for (unsigned item = 0; item < kItems; ++item) {
-            if ((any_lane & (1u << item)) == 0) continue;
-            const std::size_t i = warp_scan::item_index(base, item);
-            const Key key = warp_scan::pack_key(items[item], i);
-            const bool passes = (mine & (1u << item)) != 0 && i < count && key > w.threshold;
-            const unsigned lanes = __ballot_sync(kFullMask, passes);
-            if (lanes == 0) continue;
-            unsigned first = 0;
-            if (lane == 0) first = atomicAdd(c.appended, static_cast<unsigned>(__popc(lanes)));
-            first = __shfl_sync(kFullMask, first, 0);
-            const unsigned place = first + static_cast<unsigned>(__popc(lanes & ((1u << lane) - 1u)));
-            const bool room = place < kCapacity;
-            if (passes && room) c.keys[place] = key;
-            // The buffer is full: the keys that found no room go to the
-            // warp's own list, whose m-th key may raise its threshold.
-            const unsigned left = __ballot_sync(kFullMask, passes && !room);
-            if (left != 0) {
-                if (passes && !room) staged[warp][__popc(left & ((1u << lane) - 1u))] = key;
-                warp_scan::merge_staged(w, staged[warp], static_cast<unsigned>(__popc(left)));
-                warp_scan::update_lowest(w);
-            }
-        }
+    for (std::size_t tile = first_tile; tile < tiles; tile += warps) {
+        if (tile != first_tile) warp_scan::load_tile(values, count, aligned, tile * kTile, items);
+        filter_against_threshold(items, tile * kTile, count, c, staged[warp], w);
     }
 
     // A block whose warps kept lists writes their merge as a list of its
@@ -227,9 +250,10 @@ void check_arguments(std::size_t n, int k) {
 
 // Blocks of the main pass: as many as fit on the GPU at once, no more than
 // there are warp tiles for.
-template <unsigned kWarps, unsigned kVectors>
+template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass>
 unsigned filter_blocks(std::size_t n) {
-    return warp_scan::resident_blocks<kWarps, kVectors>(threshold_filter_kernel<kWarps, kVectors>, n, 0);
+    return warp_scan::resident_blocks<kWarps, kVectors>(threshold_filter_kernel<kWarps, kVectors, kAfterPrePass>, n,
+                                                        0);
 }
 
 // The pre-pass's shape: warp_top_k.cuh's fastest for k = 1.
@@ -245,11 +269,45 @@ constexpr std::size_t kCounterBytes = 2 * sizeof(unsigned);
 
 template <unsigned kWarps, unsigned kVectors>
 std::size_t list_slots(std::size_t n) {
-    return std::max(filter_blocks<kWarps, kVectors>(n),
-                    warp_scan::grid_blocks<kSampleWarps, kSampleVectors, kSampleMinBlocks>(n));
+    return std::max({filter_blocks<kWarps, kVectors, false>(n), filter_blocks<kWarps, kVectors, true>(n),
+                     warp_scan::grid_blocks<kSampleWarps, kSampleVectors, kSampleMinBlocks>(n)});
+}
+
+// Zeroes words[0, count), one a thread, and lets the pre-pass, launched to
+// overlap it, start at once (it waits for this grid before it touches them).
+constexpr unsigned kZeroThreads = 256;
+__global__ void zero_kernel(unsigned* words, unsigned count) {
+    warp_scan::allow_dependent_grids();
+    if (threadIdx.x < count) words[threadIdx.x] = 0;
+}
+
+// Whether launch_sample_pass launches the pre-pass for n floats (the same
+// test).
+template <unsigned kSampleTiles>
+bool tile_count_allows_sample(std::size_t n) {
+    return kSampleTiles > 0 && warp_scan::tile_count<kSampleVectors>(n) >= 2 * std::size_t{kSampleTiles};
 }
 
 }  // namespace
+
+/// How top_k's launches follow one another (programmatic dependent launch:
+/// a GPU of compute capability 9.0 or more; on the emulator always none).
+enum class Overlap {
+    /// A memset of the counters, the pre-pass, the main pass, each after
+    /// the one before has finished.
+    none,
+    /// The main pass may start while the pre-pass runs: its blocks are
+    /// scheduled and issue their first tile's loads, then each warp waits
+    /// for the pre-pass (griddepcontrol.wait: finished, its writes visible)
+    /// before it reads the seed or a counter.
+    main_pass,
+    /// Also the pre-pass overlaps the zeroing of the counters (a one-block
+    /// kernel instead of the memset, which no grid can overlap): the
+    /// pre-pass's warps load their sample tiles, then wait for it before
+    /// they read a slot. The main pass waits for the pre-pass, which had
+    /// waited for the zeroing.
+    all,
+};
 
 /// The workspace for n elements and k <= 32 results (0 when n = 0 or k = 0).
 template <unsigned kWarps, unsigned kVectors>
@@ -263,7 +321,11 @@ std::size_t top_k_workspace_bytes(std::size_t n, int k) {
 /// a block and kVectors float4 a lane per tile, its threshold from a
 /// pre-pass over kSampleTiles tiles of 512 floats (none when the array has fewer
 /// than 2 kSampleTiles of them).
-template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles>
+///
+/// kOverlap (see Overlap; a GPU of compute capability 9.0 or more, ignored
+/// on the emulator, whose launches run one after the other anyway): the
+/// same kernels, the same answer, with less time between them.
+template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles, Overlap kOverlap = Overlap::none>
 void top_k(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace,
            std::size_t workspace_bytes) {
     check_arguments(n, k);
@@ -280,10 +342,31 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
                        reinterpret_cast<unsigned*>(bytes) + 1, h.ticket};
     const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
     const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
-    COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kCounterBytes + warp_scan::kHeaderBytes));
-    warp_scan::launch_sample_pass<kSampleWarps, kSampleVectors, kSampleMinBlocks>(
-        values, n, aligned, m, kSampleTiles, static_cast<unsigned>(lists), h);
-    threshold_filter_kernel<kWarps, kVectors><<<filter_blocks<kWarps, kVectors>(n), kWarps * 32>>>(
+    constexpr std::size_t kZeroedWords = (kCounterBytes + warp_scan::kHeaderBytes) / sizeof(unsigned);
+    static_assert(kZeroedWords <= kZeroThreads, "one word a thread");
+    // (On the emulator the zeroing kernel and the pre-pass are launched, plainly.)
+    const bool overlap_sample = kOverlap == Overlap::all && tile_count_allows_sample<kSampleTiles>(n);
+    if (overlap_sample) {
+        zero_kernel<<<1, kZeroThreads>>>(static_cast<unsigned*>(workspace), static_cast<unsigned>(kZeroedWords));
+        COURSE_CUDA_CHECK(cudaGetLastError());
+    } else {
+        COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kCounterBytes + warp_scan::kHeaderBytes));
+    }
+    const bool sampled = warp_scan::launch_sample_pass<kSampleWarps, kSampleVectors, kSampleMinBlocks>(
+        values, n, aligned, m, kSampleTiles, static_cast<unsigned>(lists), h, overlap_sample);
+#ifndef __CUDACC_EMULATOR__
+    if (kOverlap != Overlap::none && sampled) {
+        // Only behind the pre-pass: behind the memset there is no grid to
+        // overlap with.
+        warp_scan::launch_overlapped(threshold_filter_kernel<kWarps, kVectors, true>,
+                                     filter_blocks<kWarps, kVectors, true>(n), kWarps * 32, values, n, aligned, m,
+                                     static_cast<const Key*>(h.slots), c, out_values, out_indices);
+        return;
+    }
+#else
+    (void)sampled;
+#endif
+    threshold_filter_kernel<kWarps, kVectors, false><<<filter_blocks<kWarps, kVectors, false>(n), kWarps * 32>>>(
         values, n, aligned, m, h.slots, c, out_values, out_indices);
     COURSE_CUDA_CHECK(cudaGetLastError());
 }

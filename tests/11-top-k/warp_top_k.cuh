@@ -279,6 +279,26 @@ __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std:
     }
 }
 
+// Programmatic dependent launch (Hopper, sm_90; threshold_top_k.cuh's
+// overlapped rows): a grid launched with the stream-serialization attribute
+// may start once every block of the grid before it has called
+// allow_dependent_grids (or exited), and must call wait_for_prior_grid
+// before it touches anything that grid writes: the wait returns once that
+// grid has finished and its writes are visible. Both are no-ops where no
+// such launch is pending, and on the emulator (whose stream runs launches
+// one after the other, so there is nothing to overlap or wait for).
+__device__ void allow_dependent_grids() {
+#if !defined(__CUDACC_EMULATOR__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ void wait_for_prior_grid() {
+#if !defined(__CUDACC_EMULATOR__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // The seed: the m-th largest of the lanes' maxima over the first tile, less
 // one (a key must beat the threshold, and the seed's own must get in).
 template <unsigned kItems>
@@ -327,6 +347,9 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     __shared__ bool last_block;
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
+    // A main pass launched to overlap this one (threshold_top_k.cuh) may
+    // start its blocks now: it waits for this grid before it reads the seed.
+    allow_dependent_grids();
 
     WarpList w;
     w.list = kEmptyKey;
@@ -349,11 +372,15 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     const unsigned slot = (blockIdx.x * kWarps + warp) % m;
     if (tile < tiles) {
         load_tile(values, count, aligned, tile_base(tile), even);
+        if (tile + warps < tiles) load_tile(values, count, aligned, tile_base(tile + warps), odd);
+    }
+    // A pre-pass launched to overlap the kernel that zeroes its slots and
+    // ticket (threshold_top_k.cuh, Overlap::all) waits for it here, with its
+    // first loads out and before it reads a slot; a no-op otherwise.
+    wait_for_prior_grid();
+    if (tile < tiles) {
         seen_even = seen_slot.load(cuda::memory_order_relaxed);
-        if (tile + warps < tiles) {
-            load_tile(values, count, aligned, tile_base(tile + warps), odd);
-            seen_odd = seen_slot.load(cuda::memory_order_relaxed);
-        }
+        if (tile + warps < tiles) seen_odd = seen_slot.load(cuda::memory_order_relaxed);
         seed_threshold(even, tile_base(tile), count, w);
     }
     for (; tile < tiles; tile += 2 * warps) {
@@ -493,26 +520,62 @@ std::size_t tile_count(std::size_t n) {
     return (n + kTile - 1) / kTile;
 }
 
+#ifndef __CUDACC_EMULATOR__
+// kernel<<<blocks, threads>>>(args...) on the default stream with
+// programmatic dependent launch (allow_dependent_grids says when it may
+// start): the kernel must wait_for_prior_grid before it touches anything the
+// kernel before it writes. GPU only (the emulator has no cudaLaunchKernelEx;
+// its launches run one after the other).
+template <class... Params, class... Args>
+void launch_overlapped(void (*kernel)(Params...), unsigned blocks, unsigned threads, Args... args) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = 0;
+    config.stream = nullptr;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    COURSE_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+}
+#endif
+
 // The pre-pass (see top_k): when the array has at least 2 sample_tiles
 // tiles, finds the m-th largest key of sample_tiles of them spread evenly
-// over the array and writes it, less one, to h.slots[0, m). Else leaves the
-// slots as they are. One tile a warp, at most max_blocks blocks (the lists
-// the workspace has room for). Uses h.sample_ticket, h.sample_slots and the
-// first lists; h.ticket and h.sample_ticket must be 0.
+// over the array and writes it, less one, to h.slots[0, m), and returns
+// true. Else leaves the slots as they are and returns false (no launch).
+// One tile a warp, at most max_blocks blocks (the lists the workspace has
+// room for). Uses h.sample_ticket, h.sample_slots and the first lists;
+// h.ticket and h.sample_ticket must be 0 (or zeroed by the kernel before it
+// in the stream, when `overlap`: launched with programmatic dependent launch,
+// the pre-pass waits for that kernel before it reads or writes them; GPU
+// only, a plain launch on the emulator).
 template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocks>
-void launch_sample_pass(const float* values, std::size_t n, bool aligned, unsigned m, unsigned sample_tiles,
-                        unsigned max_blocks, const Header& h) {
+bool launch_sample_pass(const float* values, std::size_t n, bool aligned, unsigned m, unsigned sample_tiles,
+                        unsigned max_blocks, const Header& h, bool overlap = false) {
     const std::size_t tiles = tile_count<kVectors>(n);
-    if (sample_tiles == 0 || tiles < 2 * std::size_t{sample_tiles}) return;
+    if (sample_tiles == 0 || tiles < 2 * std::size_t{sample_tiles}) return false;
     // Sample tile t is the last of the t-th step of tiles, so the sample
     // reaches the array's end (sorted ascending input: the bound then lies
     // among the top keys of the last step).
     const std::size_t step = tiles / sample_tiles;
     const TileWalk sample{sample_tiles, step, step - 1};
     const unsigned blocks = std::min(max_blocks, (sample_tiles + kWarps - 1) / kWarps);
+#ifndef __CUDACC_EMULATOR__
+    if (overlap) {
+        launch_overlapped(warp_top_k_kernel<kWarps, kVectors, kMinBlocks>, blocks, kWarps * 32, values, n, aligned, m,
+                          sample, h.lists, h.sample_ticket, h.sample_slots, Answer{nullptr, nullptr, h.slots});
+        return true;
+    }
+#else
+    (void)overlap;
+#endif
     warp_top_k_kernel<kWarps, kVectors, kMinBlocks><<<blocks, kWarps * 32>>>(
         values, n, aligned, m, sample, h.lists, h.sample_ticket, h.sample_slots, Answer{nullptr, nullptr, h.slots});
     COURSE_CUDA_CHECK(cudaGetLastError());
+    return true;
 }
 
 }  // namespace
