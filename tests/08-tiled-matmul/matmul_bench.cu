@@ -708,7 +708,14 @@ int main(int argc, char** argv) {
     // Against the wave quantization: stream-K on every tile, and whole
     // waves then stream-K, on the reference's kernel and the best rows of
     // the run before (grouped, for the whole waves' order); then the
-    // serpentine order of FMAs on those.
+    // serpentine order of FMAs on those, alone and with stream-K. In the
+    // SASS (sm_90, CUDA 13) ptxas keeps the serpentine order: 90% of the
+    // FFMAs flag an operand for reuse, against 80% to 85% without. The
+    // stream-K phase loops (per 512 or 1024 FFMAs) have 2 (8 x 8, one
+    // pair) or 5 (256 x 128) more other instructions than their plain
+    // rows' 61 and 161, and no spills; at 128 registers the pipelined ones
+    // (+21 and 6 loads from local memory) and one pair with serpentine
+    // FMAs (+10, 4 local loads) run short of registers.
     constexpr auto streamed = [](RbVariant v, int stream_k) {
         v.stream_k = stream_k;
         return v;
@@ -726,6 +733,8 @@ int main(int argc, char** argv) {
     add_variant(RbTag<streamed(grouped(tall, 8), 2)>{});
     add_variant(RbTag<serpentine(one_pair)>{});
     add_variant(RbTag<serpentine(grouped(pipelined, 16))>{});
+    add_variant(RbTag<serpentine(streamed(one_pair, 2))>{});
+    add_variant(RbTag<serpentine(streamed(grouped(tall, 8), 2))>{});
     variants.insert(variants.end(), {
         // Added last, the FP32 baseline last of all, so that the ratios compare with FP32.
         {"cuBLAS SGEMM with TF32 tensor cores",
