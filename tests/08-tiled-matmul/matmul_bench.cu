@@ -78,6 +78,13 @@
 //                 round robin, for all full waves but the last, stream-K
 //                 over the rest (the paper's "data-parallel + one-tile
 //                 stream-K" hybrid: fewer split tiles, less fixup)
+//   offsets       the global loads' addresses from one int offset per
+//                 float4, set with the tile, plus the phase's, instead of
+//                 from the tile's corner, its first phase and the thread's
+//                 place in the slab: in a stream-K loop none of these comes
+//                 from blockIdx or M, and all take registers through the
+//                 FMAs (what ptxas then makes of it differs by variant: see
+//                 the rows)
 // The defaults are the reference's aligned path. Only the float4 path: the
 // bench's shape is whole tiles. RbVariant is a kernel's template argument,
 // so it is declared outside any namespace: nvcc 13.0's host stubs cannot
@@ -96,6 +103,7 @@ struct RbVariant {
     int group_rows = 0;
     bool serpentine = false;
     int stream_k = 0;
+    bool offsets = false;
 };
 
 namespace {
@@ -119,6 +127,7 @@ constexpr int kRbRowGroup = 64;    // distance between a micro-tile's groups of 
 // The variants have no bounds checks: the shape is whole block tiles (up to
 // 256 a side) and whole 16-wide slabs.
 static_assert(kSize % 256 == 0, "whole tiles and slabs");
+static_assert(static_cast<long long>(kSize) * kSize < (1LL << 31), "stream-K's int offsets (see start_tile)");
 
 // What a stream-K variant needs besides the matrices (the others ignore
 // it): the tiles of C, how many of them (the first) go whole, round robin,
@@ -196,12 +205,26 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
     };
     float4 a_next[kAQuads], b_next[kBQuads];
     // Phase p of the tile's run: columns (first_phase + p) * slab_k on of A.
+    // offsets: a thread's float4 q of phase 0 at A + a_start[q] and
+    // B + b_start[q], set with the tile (see start_tile).
+    int a_start[kAQuads], b_start[kBQuads];
     const auto load = [&](int phase) {
-        const int k0 = (first_phase + phase) * V.slab_k;
+        if constexpr (V.offsets) {
 #pragma unroll
-        for (int q = 0; q < kAQuads; ++q) a_next[q] = quad(A, M, block_row + a_row(q), k0 + a_col(q));
+            for (int q = 0; q < kAQuads; ++q) {
+                a_next[q] = *reinterpret_cast<const float4*>(A + a_start[q] + phase * V.slab_k);
+            }
 #pragma unroll
-        for (int q = 0; q < kBQuads; ++q) b_next[q] = quad(B, K, k0 + b_row(q), block_col + b_col(q));
+            for (int q = 0; q < kBQuads; ++q) {
+                b_next[q] = *reinterpret_cast<const float4*>(B + b_start[q] + phase * V.slab_k * K);
+            }
+        } else {
+            const int k0 = (first_phase + phase) * V.slab_k;
+#pragma unroll
+            for (int q = 0; q < kAQuads; ++q) a_next[q] = quad(A, M, block_row + a_row(q), k0 + a_col(q));
+#pragma unroll
+            for (int q = 0; q < kBQuads; ++q) b_next[q] = quad(B, K, k0 + b_row(q), block_col + b_col(q));
+        }
     };
     const auto store = [&](int buffer) {
 #pragma unroll
@@ -373,13 +396,21 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
         block_row = tile_row * kBlockRows;
         block_col = tile_col * kBlockCols;
         first_phase = phase;
+        if constexpr (V.offsets) {
+            // The bench's matrices have fewer than 2^31 elements.
+            const int k0 = phase * V.slab_k;
+#pragma unroll
+            for (int q = 0; q < kAQuads; ++q) a_start[q] = (block_row + a_row(q)) * M + k0 + a_col(q);
+#pragma unroll
+            for (int q = 0; q < kBQuads; ++q) b_start[q] = (k0 + b_row(q)) * K + block_col + b_col(q);
+        }
     };
 
     const int tile_phases = M / V.slab_k;
     if constexpr (V.stream_k == 0) {
         // One tile a block. Blocks start in the order of their linear index
         // (see group_rows).
-        if constexpr (V.group_rows > 0) {
+        if constexpr (V.group_rows > 0 || V.offsets) {
             start_tile(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, 0);
         } else {
             block_row = blockIdx.y * kBlockRows;
@@ -540,7 +571,8 @@ std::string variant_name(const RbVariant& v) {
            (v.pad_a ? ", A pad" : "") + ", min " + std::to_string(v.min_blocks) + " blocks" +
            (v.group_rows > 0 ? ", groups of " + std::to_string(v.group_rows) + " tile rows" : "") +
            (v.serpentine ? ", serpentine FMAs" : "") +
-           (v.stream_k == 1 ? ", stream-K" : v.stream_k == 2 ? ", whole waves then stream-K" : "");
+           (v.stream_k == 1 ? ", stream-K" : v.stream_k == 2 ? ", whole waves then stream-K" : "") +
+           (v.offsets ? ", int offsets" : "");
 }
 
 // A variant as a type, so that a generic lambda can instantiate its kernel.
@@ -707,15 +739,18 @@ int main(int argc, char** argv) {
     add_variant(RbTag<grouped(wide, 8)>{});
     // Against the wave quantization: stream-K on every tile, and whole
     // waves then stream-K, on the reference's kernel and the best rows of
-    // the run before (grouped, for the whole waves' order); then the
-    // serpentine order of FMAs on those, alone and with stream-K. In the
-    // SASS (sm_90, CUDA 13) ptxas keeps the serpentine order: 90% of the
-    // FFMAs flag an operand for reuse, against 80% to 85% without. The
-    // stream-K phase loops (per 512 or 1024 FFMAs) have 2 (8 x 8, one
-    // pair) or 5 (256 x 128) more other instructions than their plain
-    // rows' 61 and 161, and no spills; at 128 registers the pipelined ones
-    // (+21 and 6 loads from local memory) and one pair with serpentine
-    // FMAs (+10, 4 local loads) run short of registers.
+    // the run before (grouped, for the whole waves' order), with and
+    // without int offsets; int offsets alone; then the serpentine order of
+    // FMAs. What nvdisasm shows of the phase loops (sm_90, CUDA 13), as
+    // FFMAs / other instructions: plain 8 x 8 one pair 512 / 61, pipelined
+    // 1024 / 120, 256 x 128 2048 / 161. Int offsets: 51, 103 and 145, no
+    // spills. Stream-K: one pair 63; the reference's shape 63, with offsets
+    // 57; 256 x 128 166, with offsets 147; no spills. At 128 registers the
+    // pipelined stream-K loop runs short (141 and 6 loads from local
+    // memory; with offsets, worse), as does one pair's with offsets (71, 8
+    // local loads; not a row) or serpentine (72, 4; with offsets 57, 4).
+    // ptxas keeps the serpentine order: 90% of the FFMAs flag an operand
+    // for reuse, against 80% to 85% without.
     constexpr auto streamed = [](RbVariant v, int stream_k) {
         v.stream_k = stream_k;
         return v;
@@ -725,16 +760,26 @@ int main(int argc, char** argv) {
         return v;
     };
     constexpr RbVariant one_pair = grouped(rb(8, false, false, true, true, 2), 16);
+    constexpr auto offsets = [](RbVariant v) {
+        v.offsets = true;
+        return v;
+    };
     add_variant(RbTag<streamed(grouped(RbVariant{}, 16), 2)>{});
+    add_variant(RbTag<offsets(streamed(grouped(RbVariant{}, 16), 2))>{});
     add_variant(RbTag<streamed(one_pair, 1)>{});
     add_variant(RbTag<streamed(one_pair, 2)>{});
     add_variant(RbTag<streamed(grouped(pipelined, 16), 1)>{});
     add_variant(RbTag<streamed(grouped(pipelined, 16), 2)>{});
     add_variant(RbTag<streamed(grouped(tall, 8), 2)>{});
+    add_variant(RbTag<offsets(streamed(grouped(tall, 8), 2))>{});
+    add_variant(RbTag<offsets(grouped(tall, 8))>{});
+    add_variant(RbTag<offsets(grouped(pipelined, 16))>{});
+    add_variant(RbTag<offsets(one_pair)>{});
     add_variant(RbTag<serpentine(one_pair)>{});
     add_variant(RbTag<serpentine(grouped(pipelined, 16))>{});
     add_variant(RbTag<serpentine(streamed(one_pair, 2))>{});
-    add_variant(RbTag<serpentine(streamed(grouped(tall, 8), 2))>{});
+    add_variant(RbTag<offsets(serpentine(streamed(one_pair, 2)))>{});
+    add_variant(RbTag<offsets(serpentine(streamed(grouped(tall, 8), 2)))>{});
     variants.insert(variants.end(), {
         // Added last, the FP32 baseline last of all, so that the ratios compare with FP32.
         {"cuBLAS SGEMM with TF32 tensor cores",
