@@ -3,8 +3,8 @@
 // matmul_register_blocked (or the reference's), variants of the register-
 // blocked kernel (double buffering, warp shape, padding, launch bounds,
 // 16-wide slabs, cp.async, shared loads pipelined across the barrier,
-// 128 x 256 and 256 x 128 block tiles, grouped block order), and cuBLAS
-// SGEMM twice: with
+// 128 x 256 and 256 x 128 block tiles, grouped block order, stream-K on a
+// persistent grid, serpentine FMA order), and cuBLAS SGEMM twice: with
 // TF32 tensor cores, and in strict FP32 (CUBLAS_PEDANTIC_MATH), the
 // baseline the ratio column compares with. Every variant is checked on a
 // sample of elements against a CPU dot product in double before it is timed.
@@ -15,12 +15,14 @@
 #include "cpu_reference.hpp"
 
 #include <course/bench.hpp>
+#include <course/cuda_check.hpp>
 #include <course/cublas_check.hpp>
 #include <course/device_buffer.hpp>
 #include <course/inputs.hpp>
 
 #include <cuda_pipeline.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -59,6 +61,30 @@
 //                 G: down groups of G rows of tiles, column by column (as
 //                 lesson 22's kGroupRows), so the blocks running at once
 //                 share rows of A and columns of B in L2
+//   serpentine    a thread's FMAs of one k walk its micro-tile's rows
+//                 alternately left to right and right to left, so that the
+//                 FMA after each row's last shares its value of B (the
+//                 order of maxas's SGEMM, for the operand reuse cache)
+//   stream_k      0: one block per tile of C. Otherwise a persistent grid,
+//                 as many blocks as fit at once (SMs x occupancy, queried
+//                 when the bench starts), against the wave quantization of
+//                 4096^2 / 128^2 = 1024 tiles on 132 x 2 slots (3.88 waves:
+//                 the last one 88% full). Stream-K (Osama et al., PPoPP
+//                 2023): the tiles' phases, laid end to end, are cut into
+//                 one equal run per block; a tile split between blocks is
+//                 summed from their partial tiles, in order of k, by
+//                 whichever arrives last (a counter per tile: no block
+//                 waits for another). 1: every tile so; 2: whole tiles,
+//                 round robin, for all full waves but the last, stream-K
+//                 over the rest (the paper's "data-parallel + one-tile
+//                 stream-K" hybrid: fewer split tiles, less fixup)
+//   offsets       the global loads' addresses from one int offset per
+//                 float4, set with the tile, plus the phase's, instead of
+//                 from the tile's corner, its first phase and the thread's
+//                 place in the slab: in a stream-K loop none of these comes
+//                 from blockIdx or M, and all take registers through the
+//                 FMAs (what ptxas then makes of it differs by variant: see
+//                 the rows)
 // The defaults are the reference's aligned path. Only the float4 path: the
 // bench's shape is whole tiles. RbVariant is a kernel's template argument,
 // so it is declared outside any namespace: nvcc 13.0's host stubs cannot
@@ -75,6 +101,9 @@ struct RbVariant {
     bool pad_a = false;
     int min_blocks = 2;
     int group_rows = 0;
+    bool serpentine = false;
+    int stream_k = 0;
+    bool offsets = false;
 };
 
 namespace {
@@ -98,17 +127,50 @@ constexpr int kRbRowGroup = 64;    // distance between a micro-tile's groups of 
 // The variants have no bounds checks: the shape is whole block tiles (up to
 // 256 a side) and whole 16-wide slabs.
 static_assert(kSize % 256 == 0, "whole tiles and slabs");
+static_assert(static_cast<long long>(kSize) * kSize < (1LL << 31), "stream-K's int offsets (see start_tile)");
+
+// What a stream-K variant needs besides the matrices (the others ignore
+// it): the tiles of C, how many of them (the first) go whole, round robin,
+// and the partial tiles' workspace: two tiles per block (a block's first
+// run can end a tile, its last begin one), and one arrival counter per
+// tile, all zero between launches (the last to arrive resets its own).
+struct RbSchedule {
+    int tiles_m = 0;
+    int tiles_n = 0;
+    int whole_tiles = 0;
+    float4* partials = nullptr;
+    int* arrivals = nullptr;
+};
+
+// The tile (row, column) that tile number `linear` of a tiles_m x tiles_n
+// grid computes: row by row, or down groups of group_rows rows (see
+// RbVariant::group_rows).
+template <int kGroupRows>
+__device__ void tile_position(int linear, int tiles_m, int tiles_n, int& tile_row, int& tile_col) {
+    if constexpr (kGroupRows > 0) {
+        const int group = linear / (kGroupRows * tiles_n);
+        const int first_row = group * kGroupRows;
+        const int rows_in_group = min(tiles_m - first_row, kGroupRows);
+        const int in_group = linear - group * kGroupRows * tiles_n;
+        tile_row = first_row + in_group % rows_in_group;
+        tile_col = in_group / rows_in_group;
+    } else {
+        tile_row = linear / tiles_n;
+        tile_col = linear % tiles_n;
+    }
+}
 
 template <RbVariant V>
 __global__ void __launch_bounds__(V.threads, V.min_blocks)
     matmul_register_blocked_variant(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-                                    int M, int K) {
+                                    int M, int K, RbSchedule schedule) {
     static_assert(V.slab_k == 8 || V.slab_k == 16, "a thread loads whole float4 of each slab");
     static_assert(V.micro_rows % 4 == 0 && V.micro_cols % 4 == 0, "the micro-tile is groups of 4 rows and columns");
     static_assert(V.double_buffer || !V.async_copy, "the asynchronous copy fills the pair not being read");
     static_assert(!(V.async_copy && V.pipelined), "one way of filling the other pair");
     static_assert(V.double_buffer || !V.pipelined, "the next pair's first values are read across the barrier");
     static_assert(V.threads == 256 || V.threads == 128, "16 rows of 16 or 8 threads");
+    static_assert(V.stream_k >= 0 && V.stream_k <= 2, "off, every tile, or after the whole waves");
     constexpr int kThreadCols = V.threads / kRbThreadRows;
     constexpr int kColGroup = kThreadCols * 4;  // distance between a micro-tile's groups of 4 columns
     constexpr int kBlockRows = kRbThreadRows * V.micro_rows;
@@ -123,22 +185,9 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
     __shared__ __align__(16) float b_slab[kBuffers][V.slab_k][kBlockCols];
 
     const int tid = threadIdx.x;
-    // Which tile of C (see group_rows). Blocks start in the order of their
-    // linear index; in a grouped order it walks down group_rows rows of
-    // tiles before moving one column on.
-    int tile_row = blockIdx.y, tile_col = blockIdx.x;
-    if constexpr (V.group_rows > 0) {
-        const int tiles_m = gridDim.y, tiles_n = gridDim.x;
-        const int linear = blockIdx.y * tiles_n + blockIdx.x;
-        const int group = linear / (V.group_rows * tiles_n);
-        const int first_row = group * V.group_rows;
-        const int rows_in_group = min(tiles_m - first_row, V.group_rows);
-        const int in_group = linear - group * V.group_rows * tiles_n;
-        tile_row = first_row + in_group % rows_in_group;
-        tile_col = in_group / rows_in_group;
-    }
-    const int block_row = tile_row * kBlockRows;
-    const int block_col = tile_col * kBlockCols;
+    // The tile of C being computed, and its first phase along M (0 unless
+    // a stream-K run starts inside the tile): set before each tile.
+    int block_row = 0, block_col = 0, first_phase = 0;
     // Float4 q of a thread: A's row (tid + q * threads) / (slab_k / 4), B's
     // row (tid + q * threads) / (block columns / 4), consecutive threads
     // along each row.
@@ -155,11 +204,27 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
         return *reinterpret_cast<const float4*>(matrix + static_cast<std::size_t>(row) * cols + col);
     };
     float4 a_next[kAQuads], b_next[kBQuads];
-    const auto load = [&](int k0) {
+    // Phase p of the tile's run: columns (first_phase + p) * slab_k on of A.
+    // offsets: a thread's float4 q of phase 0 at A + a_start[q] and
+    // B + b_start[q], set with the tile (see start_tile).
+    int a_start[kAQuads], b_start[kBQuads];
+    const auto load = [&](int phase) {
+        if constexpr (V.offsets) {
 #pragma unroll
-        for (int q = 0; q < kAQuads; ++q) a_next[q] = quad(A, M, block_row + a_row(q), k0 + a_col(q));
+            for (int q = 0; q < kAQuads; ++q) {
+                a_next[q] = *reinterpret_cast<const float4*>(A + a_start[q] + phase * V.slab_k);
+            }
 #pragma unroll
-        for (int q = 0; q < kBQuads; ++q) b_next[q] = quad(B, K, k0 + b_row(q), block_col + b_col(q));
+            for (int q = 0; q < kBQuads; ++q) {
+                b_next[q] = *reinterpret_cast<const float4*>(B + b_start[q] + phase * V.slab_k * K);
+            }
+        } else {
+            const int k0 = (first_phase + phase) * V.slab_k;
+#pragma unroll
+            for (int q = 0; q < kAQuads; ++q) a_next[q] = quad(A, M, block_row + a_row(q), k0 + a_col(q));
+#pragma unroll
+            for (int q = 0; q < kBQuads; ++q) b_next[q] = quad(B, K, k0 + b_row(q), block_col + b_col(q));
+        }
     };
     const auto store = [&](int buffer) {
 #pragma unroll
@@ -173,7 +238,8 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
         for (int q = 0; q < kBQuads; ++q) *reinterpret_cast<float4*>(&b_slab[buffer][b_row(q)][b_col(q)]) = b_next[q];
     };
     // cp.async: 4-byte copies for A (its slab is transposed), 16-byte for B.
-    const auto copy_async = [&](int buffer, int k0) {
+    const auto copy_async = [&](int buffer, int phase) {
+        const int k0 = (first_phase + phase) * V.slab_k;
 #pragma unroll
         for (int q = 0; q < kAQuads; ++q) {
             const float* a_src = A + static_cast<std::size_t>(block_row + a_row(q)) * M + k0 + a_col(q);
@@ -212,7 +278,10 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
 #pragma unroll
         for (int i = 0; i < V.micro_rows; ++i) {
 #pragma unroll
-            for (int j = 0; j < V.micro_cols; ++j) acc[i][j] += a[i] * b[j];
+            for (int jj = 0; jj < V.micro_cols; ++jj) {
+                const int j = V.serpentine && i % 2 == 1 ? V.micro_cols - 1 - jj : jj;
+                acc[i][j] += a[i] * b[j];
+            }
         }
     };
     const auto multiply = [&](int buffer) {
@@ -224,93 +293,241 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
         }
     };
 
-    const int phases = M / V.slab_k;
-    if constexpr (!V.double_buffer) {
-        // The reference's loop: store, barrier, load the next slabs into
-        // registers, multiply, barrier.
-        load(0);
-        for (int phase = 0; phase < phases; ++phase) {
-            store(0);
-            __syncthreads();
-            if (phase + 1 < phases) load((phase + 1) * V.slab_k);
-            multiply(0);
-            __syncthreads();
-        }
-    } else if constexpr (V.pipelined) {
-        // Phase p reads pair p % 2. Before its last k it stores slab p + 1
-        // (in registers since the phase before) into the other pair and
-        // loads slab p + 2 into the same registers; then the one barrier,
-        // and the last k's FMAs run while the next pair's k = 0 values are
-        // read. Safe with one barrier: the other pair was last read in
-        // phase p - 1, before that phase's barrier. The loads sit at the
-        // barrier on purpose: ptxas moves a global load down towards its
-        // use to shorten its registers' life (loaded at the top of the
-        // phase, they landed past its middle, or right at the store where
-        // a branch held both), but kept them within a few dozen
-        // instructions of the barrier (sm_90, CUDA 13), a whole phase of
-        // FMAs before their use. The last phases load their own slab again
-        // and store it where no one reads: no branch to sink into.
-        Fragments f[2];
-        load(0);
-        store(0);
-        load(min(1, phases - 1) * V.slab_k);
-        __syncthreads();
-        read_fragments(f[0], 0, 0);
-        const auto phase_step = [&](int current, int phase) {
+    // The tile's phases first_phase .. first_phase + phases - 1 into acc.
+    const auto run_phases = [&](int phases) {
 #pragma unroll
-            for (int k = 0; k < V.slab_k; ++k) {
-                if (k + 1 < V.slab_k) {
-                    read_fragments(f[(k + 1) % 2], current, k + 1);
-                } else {
-                    store(1 - current);
-                    load(min(phase + 2, phases - 1) * V.slab_k);
-                    __syncthreads();
-                    read_fragments(f[(k + 1) % 2], 1 - current, 0);
-                }
-                multiply_add(f[k % 2]);
-            }
-        };
-        static_assert(V.slab_k % 2 == 0, "each phase starts with f[0]");
-        for (int phase = 0; phase < phases; phase += 2) {
-            phase_step(0, phase);
-            if (phase + 1 < phases) phase_step(1, phase + 1);
+        for (int i = 0; i < V.micro_rows; ++i) {
+#pragma unroll
+            for (int j = 0; j < V.micro_cols; ++j) acc[i][j] = 0.0f;
         }
-    } else {
-        // One barrier per phase: the pair written during phase p was last
-        // read in phase p - 1, which every thread finished before the
-        // barrier that ended it.
-        if constexpr (V.async_copy) {
-            copy_async(0, 0);
-            __pipeline_wait_prior(0);
-        } else {
+        if constexpr (!V.double_buffer) {
+            // The reference's loop: store, barrier, load the next slabs into
+            // registers, multiply, barrier.
+            load(0);
+            for (int phase = 0; phase < phases; ++phase) {
+                store(0);
+                __syncthreads();
+                if (phase + 1 < phases) load(phase + 1);
+                multiply(0);
+                __syncthreads();
+            }
+        } else if constexpr (V.pipelined) {
+            // Phase p reads pair p % 2. Before its last k it stores slab p + 1
+            // (in registers since the phase before) into the other pair and
+            // loads slab p + 2 into the same registers; then the one barrier,
+            // and the last k's FMAs run while the next pair's k = 0 values are
+            // read. Safe with one barrier: the other pair was last read in
+            // phase p - 1, before that phase's barrier. The loads sit at the
+            // barrier on purpose: ptxas moves a global load down towards its
+            // use to shorten its registers' life (loaded at the top of the
+            // phase, they landed past its middle, or right at the store where
+            // a branch held both), but kept them within a few dozen
+            // instructions of the barrier (sm_90, CUDA 13), a whole phase of
+            // FMAs before their use. The last phases load their own slab again
+            // and store it where no one reads: no branch to sink into.
+            Fragments f[2];
             load(0);
             store(0);
-        }
-        __syncthreads();
-        for (int phase = 0; phase < phases; ++phase) {
-            const int current = phase % 2;
-            const bool more = phase + 1 < phases;
+            load(min(1, phases - 1));
+            __syncthreads();
+            read_fragments(f[0], 0, 0);
+            const auto phase_step = [&](int current, int phase) {
+#pragma unroll
+                for (int k = 0; k < V.slab_k; ++k) {
+                    if (k + 1 < V.slab_k) {
+                        read_fragments(f[(k + 1) % 2], current, k + 1);
+                    } else {
+                        store(1 - current);
+                        load(min(phase + 2, phases - 1));
+                        __syncthreads();
+                        read_fragments(f[(k + 1) % 2], 1 - current, 0);
+                    }
+                    multiply_add(f[k % 2]);
+                }
+            };
+            static_assert(V.slab_k % 2 == 0, "each phase starts with f[0]");
+            for (int phase = 0; phase < phases; phase += 2) {
+                phase_step(0, phase);
+                if (phase + 1 < phases) phase_step(1, phase + 1);
+            }
+        } else {
+            // One barrier per phase: the pair written during phase p was last
+            // read in phase p - 1, which every thread finished before the
+            // barrier that ended it.
             if constexpr (V.async_copy) {
-                if (more) copy_async(1 - current, (phase + 1) * V.slab_k);
-                multiply(current);
+                copy_async(0, 0);
                 __pipeline_wait_prior(0);
             } else {
-                if (more) load((phase + 1) * V.slab_k);
-                multiply(current);
-                if (more) store(1 - current);
+                load(0);
+                store(0);
             }
             __syncthreads();
+            for (int phase = 0; phase < phases; ++phase) {
+                const int current = phase % 2;
+                const bool more = phase + 1 < phases;
+                if constexpr (V.async_copy) {
+                    if (more) copy_async(1 - current, phase + 1);
+                    multiply(current);
+                    __pipeline_wait_prior(0);
+                } else {
+                    if (more) load(phase + 1);
+                    multiply(current);
+                    if (more) store(1 - current);
+                }
+                __syncthreads();
+            }
         }
-    }
+    };
+    const auto store_c = [&]() {
+#pragma unroll
+        for (int i = 0; i < V.micro_rows; ++i) {
+            const int row = block_row + (i / 4) * kRbRowGroup + ty * 4 + i % 4;
+#pragma unroll
+            for (int g = 0; g < kColGroups; ++g) {
+                const int col = block_col + g * kColGroup + tx * 4;
+                *reinterpret_cast<float4*>(C + static_cast<std::size_t>(row) * K + col) =
+                    make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
+            }
+        }
+    };
+    const auto start_tile = [&](int linear, int tiles_m, int tiles_n, int phase) {
+        int tile_row = 0, tile_col = 0;
+        tile_position<V.group_rows>(linear, tiles_m, tiles_n, tile_row, tile_col);
+        block_row = tile_row * kBlockRows;
+        block_col = tile_col * kBlockCols;
+        first_phase = phase;
+        if constexpr (V.offsets) {
+            // The bench's matrices have fewer than 2^31 elements.
+            const int k0 = phase * V.slab_k;
+#pragma unroll
+            for (int q = 0; q < kAQuads; ++q) a_start[q] = (block_row + a_row(q)) * M + k0 + a_col(q);
+#pragma unroll
+            for (int q = 0; q < kBQuads; ++q) b_start[q] = (k0 + b_row(q)) * K + block_col + b_col(q);
+        }
+    };
 
+    const int tile_phases = M / V.slab_k;
+    if constexpr (V.stream_k == 0) {
+        // One tile a block. Blocks start in the order of their linear index
+        // (see group_rows).
+        if constexpr (V.group_rows > 0 || V.offsets) {
+            start_tile(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, 0);
+        } else {
+            block_row = blockIdx.y * kBlockRows;
+            block_col = blockIdx.x * kBlockCols;
+        }
+        run_phases(tile_phases);
+        store_c();
+    } else {
+        // Persistent: block b first takes whole tiles b, b + blocks, ...
+        // below schedule.whole_tiles, then its run of the other tiles'
+        // phases laid end to end: phases run_begin(b) .. run_begin(b + 1) - 1,
+        // the runs as equal as integers allow.
+        const int blocks = gridDim.x, block = blockIdx.x;
+        const int split_phases = (schedule.tiles_m * schedule.tiles_n - schedule.whole_tiles) * tile_phases;
+        const auto run_begin = [&](int b) {
+            return static_cast<int>(static_cast<long long>(split_phases) * b / blocks);
+        };
+        // The block whose run holds phase p.
+        const auto runner = [&](int p) {
+            int b = static_cast<int>(static_cast<long long>(p) * blocks / split_phases);
+            while (run_begin(b + 1) <= p) ++b;
+            while (run_begin(b) > p) --b;
+            return b;
+        };
+        // Where block b's partial of the split tile whose first phase (in
+        // the run of all) is `first` goes: the slot of its run's first part
+        // if its run starts in that tile, else of its last.
+        constexpr int kPartialQuads = V.micro_rows * V.micro_cols / 4;  // float4 of acc
+        const auto partial = [&](int b, int first) {
+            return schedule.partials + (static_cast<std::size_t>(b) * 2 + (run_begin(b) >= first ? 0 : 1)) *
+                                           kPartialQuads * V.threads;
+        };
+        // The block's place in its work and the tile at hand live in shared
+        // memory, written by thread 0 between two barriers, and every
+        // thread reads them where it needs them: kept in registers through
+        // the FMAs instead, ptxas spilled (at 128 registers) and recomputed
+        // addresses in the phase loop (sm_90, CUDA 13).
+        struct Work {
+            int tile;    // linear, as tile_position takes it
+            int phase;   // the first in the tile
+            int phases;  // 0: the block is done
+            int first;   // a split tile's first phase in the run of all
+        };
+        __shared__ Work now;
+        __shared__ int next_whole, next_phase;  // the block's next whole tile, its next phase of the run
+        __shared__ bool last_to_arrive;
+        if (tid == 0) {
+            next_whole = block;
+            next_phase = run_begin(block);
+        }
+        while (true) {
+            // The previous tile's last reads of shared memory are done
+            // before this one's first stores (and before `now` changes).
+            __syncthreads();
+            if (tid == 0) {
+                const int run_end = run_begin(block + 1);
+                if (next_whole < schedule.whole_tiles) {
+                    now = {next_whole, 0, tile_phases, 0};
+                    next_whole += blocks;
+                } else if (next_phase < run_end) {
+                    const int split_tile = next_phase / tile_phases;
+                    now.tile = schedule.whole_tiles + split_tile;
+                    now.first = split_tile * tile_phases;
+                    now.phase = next_phase - now.first;
+                    now.phases = min(tile_phases - now.phase, run_end - next_phase);
+                    next_phase += now.phases;
+                } else {
+                    now.phases = 0;
+                }
+            }
+            __syncthreads();
+            if (now.phases == 0) break;
+            start_tile(now.tile, schedule.tiles_m, schedule.tiles_n, now.phase);
+            run_phases(now.phases);
+            if (now.phases == tile_phases) {
+                store_c();
+                continue;
+            }
+            // Part of a tile: into this block's slot, then count the arrival.
+            float4* const mine = partial(block, now.first);
 #pragma unroll
-    for (int i = 0; i < V.micro_rows; ++i) {
-        const int row = block_row + (i / 4) * kRbRowGroup + ty * 4 + i % 4;
+            for (int i = 0; i < V.micro_rows; ++i) {
 #pragma unroll
-        for (int g = 0; g < kColGroups; ++g) {
-            const int col = block_col + g * kColGroup + tx * 4;
-            *reinterpret_cast<float4*>(C + static_cast<std::size_t>(row) * K + col) =
-                make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
+                for (int g = 0; g < kColGroups; ++g) {
+                    mine[(i * kColGroups + g) * V.threads + tid] =
+                        make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
+                }
+            }
+            const int first_block = runner(now.first), last_block = runner(now.first + tile_phases - 1);
+            __threadfence();  // the partial is visible on the device before the count says so
+            __syncthreads();
+            if (tid == 0) last_to_arrive = atomicAdd(&schedule.arrivals[now.tile], 1) == last_block - first_block;
+            __syncthreads();
+            if (!last_to_arrive) continue;
+            // The last to arrive sums the parts in the order of their blocks
+            // (of k): the same sum whoever arrives last. __ldcg reads L2,
+            // where the other SMs' stores are, not this SM's L1.
+            __threadfence();
+            for (int b = first_block; b <= last_block; ++b) {
+                const float4* const part = partial(b, now.first);
+#pragma unroll
+                for (int i = 0; i < V.micro_rows; ++i) {
+#pragma unroll
+                    for (int g = 0; g < kColGroups; ++g) {
+                        const float4 p = __ldcg(part + (i * kColGroups + g) * V.threads + tid);
+                        const float4 before = b == first_block ? make_float4(0.0f, 0.0f, 0.0f, 0.0f)
+                                                               : make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1],
+                                                                             acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
+                        acc[i][g * 4 + 0] = before.x + p.x;
+                        acc[i][g * 4 + 1] = before.y + p.y;
+                        acc[i][g * 4 + 2] = before.z + p.z;
+                        acc[i][g * 4 + 3] = before.w + p.w;
+                    }
+                }
+            }
+            store_c();
+            if (tid == 0) schedule.arrivals[now.tile] = 0;  // for the next launch
         }
     }
 }
@@ -318,6 +535,25 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
 // The block tile of C of a variant, rows and columns.
 int block_rows(const RbVariant& v) { return kRbThreadRows * v.micro_rows; }
 int block_cols(const RbVariant& v) { return v.threads / kRbThreadRows * v.micro_cols; }
+
+// A stream-K variant's schedule of tiles_m x tiles_n tiles on `blocks`
+// blocks, its workspace left to the caller: none of the tiles whole (1),
+// or those of all whole waves but the last (2; all of them when the tiles
+// fill whole waves).
+RbSchedule stream_k_schedule(const RbVariant& v, int tiles_m, int tiles_n, int blocks) {
+    const int tiles = tiles_m * tiles_n;
+    RbSchedule schedule;
+    schedule.tiles_m = tiles_m;
+    schedule.tiles_n = tiles_n;
+    schedule.whole_tiles =
+        v.stream_k == 1 ? 0 : tiles % blocks == 0 ? tiles : std::max(tiles / blocks - 1, 0) * blocks;
+    return schedule;
+}
+
+// Floats of the partial tiles' workspace: two tiles a block.
+std::size_t partials_size(const RbVariant& v, int blocks) {
+    return static_cast<std::size_t>(blocks) * 2 * block_rows(v) * block_cols(v);
+}
 
 // A variant's row name, from its switches; the reference's shape (128 x 128,
 // 8 x 8 a thread, 256 threads) goes unnamed.
@@ -333,7 +569,10 @@ std::string variant_name(const RbVariant& v) {
                                         : ", 1 pair";
     return "rb" + tile + " k" + std::to_string(v.slab_k) + slabs + (v.warp4x8 ? ", warp 4x8" : ", warp 2x16") +
            (v.pad_a ? ", A pad" : "") + ", min " + std::to_string(v.min_blocks) + " blocks" +
-           (v.group_rows > 0 ? ", groups of " + std::to_string(v.group_rows) + " tile rows" : "");
+           (v.group_rows > 0 ? ", groups of " + std::to_string(v.group_rows) + " tile rows" : "") +
+           (v.serpentine ? ", serpentine FMAs" : "") +
+           (v.stream_k == 1 ? ", stream-K" : v.stream_k == 2 ? ", whole waves then stream-K" : "") +
+           (v.offsets ? ", int offsets" : "");
 }
 
 // A variant as a type, so that a generic lambda can instantiate its kernel.
@@ -407,15 +646,37 @@ int main(int argc, char** argv) {
     // combinations with at most 128 registers, the double-buffered ones
     // again with up to 255, then 16-wide slabs and cp.async; then the
     // pipelined ones, wider tiles and grouped block orders.
+    // The stream-K variants' workspaces (see RbSchedule), one per row.
+    std::vector<course::DeviceBuffer<float>> partials;
+    std::vector<course::DeviceBuffer<int>> arrivals;
     const auto add_variant = [&](auto tag) {
         constexpr RbVariant v = decltype(tag)::value;
         // The shape by value: v is this call's local, gone when a row runs.
-        const dim3 grid(n / block_cols(v), n / block_rows(v));
+        dim3 grid(n / block_cols(v), n / block_rows(v));
         const unsigned threads = static_cast<unsigned>(v.threads);
-        variants.push_back({variant_name(v),
-                            [&, grid, threads](int s) {
+        std::string name = variant_name(v);
+        RbSchedule schedule;
+        if constexpr (v.stream_k != 0) {
+            // As many blocks as run at once on this GPU.
+            int sms = 0, per_sm = 0;
+            COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+            COURSE_CUDA_CHECK(
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, matmul_register_blocked_variant<v>, v.threads, 0));
+            const int blocks = sms * per_sm;
+            const int tiles = static_cast<int>(grid.x * grid.y);
+            schedule = stream_k_schedule(v, static_cast<int>(grid.y), static_cast<int>(grid.x), blocks);
+            partials.emplace_back(partials_size(v, blocks));
+            arrivals.emplace_back(std::vector<int>(static_cast<std::size_t>(tiles), 0));
+            schedule.partials = reinterpret_cast<float4*>(partials.back().data());
+            schedule.arrivals = arrivals.back().data();
+            grid = dim3(static_cast<unsigned>(blocks));
+            name += " (" + std::to_string(blocks) + " blocks, " + std::to_string(schedule.whole_tiles) + " of " +
+                    std::to_string(tiles) + " tiles whole)";
+        }
+        variants.push_back({name,
+                            [&, grid, threads, schedule](int s) {
                                 matmul_register_blocked_variant<v>
-                                    <<<grid, threads>>>(a[s].data(), b[s].data(), c[s].data(), n, n);
+                                    <<<grid, threads>>>(a[s].data(), b[s].data(), c[s].data(), n, n, schedule);
                             },
                             false, 0.0});
     };
@@ -476,6 +737,49 @@ int main(int argc, char** argv) {
     add_variant(RbTag<grouped(rb(8, false, false, true, true, 2), 16)>{});
     add_variant(RbTag<grouped(pipelined, 16)>{});
     add_variant(RbTag<grouped(wide, 8)>{});
+    // Against the wave quantization: stream-K on every tile, and whole
+    // waves then stream-K, on the reference's kernel and the best rows of
+    // the run before (grouped, for the whole waves' order), with and
+    // without int offsets; int offsets alone; then the serpentine order of
+    // FMAs. What nvdisasm shows of the phase loops (sm_90, CUDA 13), as
+    // FFMAs / other instructions: plain 8 x 8 one pair 512 / 61, pipelined
+    // 1024 / 120, 256 x 128 2048 / 161. Int offsets: 51, 103 and 145, no
+    // spills. Stream-K: one pair 63; the reference's shape 63, with offsets
+    // 57; 256 x 128 166, with offsets 147; no spills. At 128 registers the
+    // pipelined stream-K loop runs short (141 and 6 loads from local
+    // memory; with offsets, worse), as does one pair's with offsets (71, 8
+    // local loads; not a row) or serpentine (72, 4; with offsets 57, 4).
+    // ptxas keeps the serpentine order: 90% of the FFMAs flag an operand
+    // for reuse, against 80% to 85% without.
+    constexpr auto streamed = [](RbVariant v, int stream_k) {
+        v.stream_k = stream_k;
+        return v;
+    };
+    constexpr auto serpentine = [](RbVariant v) {
+        v.serpentine = true;
+        return v;
+    };
+    constexpr RbVariant one_pair = grouped(rb(8, false, false, true, true, 2), 16);
+    constexpr auto offsets = [](RbVariant v) {
+        v.offsets = true;
+        return v;
+    };
+    add_variant(RbTag<streamed(grouped(RbVariant{}, 16), 2)>{});
+    add_variant(RbTag<offsets(streamed(grouped(RbVariant{}, 16), 2))>{});
+    add_variant(RbTag<streamed(one_pair, 1)>{});
+    add_variant(RbTag<streamed(one_pair, 2)>{});
+    add_variant(RbTag<streamed(grouped(pipelined, 16), 1)>{});
+    add_variant(RbTag<streamed(grouped(pipelined, 16), 2)>{});
+    add_variant(RbTag<streamed(grouped(tall, 8), 2)>{});
+    add_variant(RbTag<offsets(streamed(grouped(tall, 8), 2))>{});
+    add_variant(RbTag<offsets(grouped(tall, 8))>{});
+    add_variant(RbTag<offsets(grouped(pipelined, 16))>{});
+    add_variant(RbTag<offsets(one_pair)>{});
+    add_variant(RbTag<serpentine(one_pair)>{});
+    add_variant(RbTag<serpentine(grouped(pipelined, 16))>{});
+    add_variant(RbTag<serpentine(streamed(one_pair, 2))>{});
+    add_variant(RbTag<offsets(serpentine(streamed(one_pair, 2)))>{});
+    add_variant(RbTag<offsets(serpentine(streamed(grouped(tall, 8), 2)))>{});
     variants.insert(variants.end(), {
         // Added last, the FP32 baseline last of all, so that the ratios compare with FP32.
         {"cuBLAS SGEMM with TF32 tensor cores",
