@@ -752,9 +752,10 @@ int main(int argc, char** argv) {
     // memory; with offsets, worse), as does one pair's with offsets (71, 8
     // local loads; not a row) or serpentine (72, 4; with offsets 57, 4).
     // ptxas keeps the serpentine order: 90% of the FFMAs flag an operand
-    // for reuse, against 80% to 85% without. With both: the reference's
-    // shape, stream-K 53 (88% reuse); one pair 51 (91%); 256 x 128 145
-    // (90%), stream-K 147 (92%); 128 x 256 with offsets and stream-K 141.
+    // for reuse, against 80% to 85% without. With offsets and serpentine
+    // FMAs both: the reference's shape, stream-K 53 (88% reuse); one pair
+    // 51 (91%); pipelined 106 (91%); 256 x 128 145 (90%), stream-K 147
+    // (92%). 128 x 256 with offsets and stream-K: 141.
     constexpr auto streamed = [](RbVariant v, int stream_k) {
         v.stream_k = stream_k;
         return v;
@@ -786,6 +787,7 @@ int main(int argc, char** argv) {
     add_variant(RbTag<offsets(serpentine(streamed(grouped(tall, 8), 2)))>{});
     add_variant(RbTag<offsets(serpentine(streamed(grouped(RbVariant{}, 16), 2)))>{});
     add_variant(RbTag<offsets(serpentine(one_pair))>{});
+    add_variant(RbTag<offsets(serpentine(grouped(pipelined, 16)))>{});
     add_variant(RbTag<offsets(serpentine(grouped(tall, 8)))>{});
     add_variant(RbTag<offsets(streamed(grouped(wide, 8), 2))>{});
     variants.insert(variants.end(), {
