@@ -769,27 +769,30 @@ int main(int argc, char** argv) {
         v.offsets = true;
         return v;
     };
+    // Stream-K.
     add_variant(RbTag<streamed(grouped(RbVariant{}, 16), 2)>{});
-    add_variant(RbTag<offsets(streamed(grouped(RbVariant{}, 16), 2))>{});
     add_variant(RbTag<streamed(one_pair, 1)>{});
     add_variant(RbTag<streamed(one_pair, 2)>{});
     add_variant(RbTag<streamed(grouped(pipelined, 16), 1)>{});
     add_variant(RbTag<streamed(grouped(pipelined, 16), 2)>{});
     add_variant(RbTag<streamed(grouped(tall, 8), 2)>{});
-    add_variant(RbTag<offsets(streamed(grouped(tall, 8), 2))>{});
-    add_variant(RbTag<offsets(grouped(tall, 8))>{});
-    add_variant(RbTag<offsets(grouped(pipelined, 16))>{});
+    // Int offsets, alone and with stream-K.
     add_variant(RbTag<offsets(one_pair)>{});
+    add_variant(RbTag<offsets(grouped(pipelined, 16))>{});
+    add_variant(RbTag<offsets(grouped(tall, 8))>{});
+    add_variant(RbTag<offsets(streamed(grouped(RbVariant{}, 16), 2))>{});
+    add_variant(RbTag<offsets(streamed(grouped(tall, 8), 2))>{});
+    add_variant(RbTag<offsets(streamed(grouped(wide, 8), 2))>{});
+    // Serpentine FMAs, alone, with int offsets, with stream-K, with both.
     add_variant(RbTag<serpentine(one_pair)>{});
     add_variant(RbTag<serpentine(grouped(pipelined, 16))>{});
-    add_variant(RbTag<serpentine(streamed(one_pair, 2))>{});
-    add_variant(RbTag<offsets(serpentine(streamed(one_pair, 2)))>{});
-    add_variant(RbTag<offsets(serpentine(streamed(grouped(tall, 8), 2)))>{});
-    add_variant(RbTag<offsets(serpentine(streamed(grouped(RbVariant{}, 16), 2)))>{});
     add_variant(RbTag<offsets(serpentine(one_pair))>{});
     add_variant(RbTag<offsets(serpentine(grouped(pipelined, 16)))>{});
     add_variant(RbTag<offsets(serpentine(grouped(tall, 8)))>{});
-    add_variant(RbTag<offsets(streamed(grouped(wide, 8), 2))>{});
+    add_variant(RbTag<serpentine(streamed(one_pair, 2))>{});
+    add_variant(RbTag<offsets(serpentine(streamed(one_pair, 2)))>{});
+    add_variant(RbTag<offsets(serpentine(streamed(grouped(RbVariant{}, 16), 2)))>{});
+    add_variant(RbTag<offsets(serpentine(streamed(grouped(tall, 8), 2)))>{});
     variants.insert(variants.end(), {
         // Added last, the FP32 baseline last of all, so that the ratios compare with FP32.
         {"cuBLAS SGEMM with TF32 tensor cores",
