@@ -75,6 +75,9 @@
 
 namespace {
 
+namespace json = course_tools::json;
+namespace progress = course_tools::progress;
+
 struct Lesson {
     std::string number, slug, title;
     double points = 0;
@@ -156,16 +159,23 @@ std::string explain_failure(const std::string& reason, const std::string& output
     return text;
 }
 
-std::string split_lines(std::string s);
-
-// The trusted list of test cases (lesson, program, name, run|skip) and what
-// the runner made of each (lesson, name, status, reason, output). Every test
-// case of the list comes back: one the results lack is a failure.
+// The trusted list of test cases (lesson, program, name, run|skip; TSV, from
+// the course's own build) and what the runner made of each (JSON lines:
+// lesson, name, status, reason, output; common/tools/run_tests.cpp). Every
+// test case of the list comes back: one the results lack is a failure.
 std::vector<TestResult> read_results(const std::string& tests_path, const std::string& results_path) {
-    std::map<std::pair<std::string, std::string>, std::vector<std::string>> outcome;
+    struct Outcome {
+        std::string status, reason, output;
+    };
+    std::map<std::pair<std::string, std::string>, Outcome> outcome;
     if (!results_path.empty()) {
-        for (const auto& row : read_tsv(results_path)) {
-            if (row.size() >= 5) outcome[{row[0], row[1]}] = row;
+        std::istringstream in(read_file(results_path));
+        std::string line;
+        for (int number = 1; std::getline(in, line); ++number) {
+            if (line.empty()) continue;
+            const json::Value row = json::parse(line, results_path, number);
+            outcome[{row.at("lesson").as_string(), row.at("name").as_string()}] = {
+                row.at("status").as_string(), row.at("reason").as_string(), row.at("output").as_string()};
         }
     }
     std::vector<TestResult> results;
@@ -180,25 +190,16 @@ std::vector<TestResult> read_results(const std::string& tests_path, const std::s
         } else if (found == outcome.end()) {
             r.failure = "result missing: the grader has no result for this test case (did grading stop early?)\n";
         } else {
-            const auto& got = found->second;
-            r.passed = got[2] == "passed";
-            if (!r.passed) r.failure = explain_failure(split_lines(got[3]), split_lines(got[4]));
+            const Outcome& got = found->second;
+            r.passed = got.status == "passed";
+            if (!r.passed) r.failure = explain_failure(got.reason, got.output);
         }
         results.push_back(r);
     }
     return results;
 }
 
-// The runner joins the lines of a reason and an output with the ASCII unit separator.
-std::string split_lines(std::string s) {
-    std::replace(s.begin(), s.end(), '\x1f', '\n');
-    return s;
-}
-
 // ------------------------------------------------------------ the manifest
-
-namespace json = course_tools::json;
-namespace progress = course_tools::progress;
 
 // A file's text; throws naming it (and saying `hint`) when it cannot be read.
 std::string read_required(const std::string& path, const std::string& what, const std::string& hint = "") {

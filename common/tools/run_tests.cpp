@@ -15,10 +15,11 @@
 // --tests    the trusted list, one test case a line: lesson, program, test
 //            case name, and "run" or "skip" (a GPU-only stand-in, reported
 //            skipped without running), separated by tabs
-// --results  written here, one line per test case of the list, in its order:
-//            lesson, name, passed|failed|skipped, the runner's own reason (empty
-//            when passed), and what the process printed (both with control
-//            characters removed and newlines as the ASCII unit separator)
+// --results  written here, JSON lines, one object per test case of the list,
+//            in its order: {"lesson", "name", "status": passed|failed|skipped,
+//            "reason": the runner's own (empty when passed), "output": what
+//            the process printed, control characters but newlines and tabs
+//            removed}
 // --prefix   a file of NUL-terminated arguments put before each program (the
 //            grader's sandbox); the token and verdict pipes are its fds 3 and 4
 // --timeout  wall seconds a test case may take before it is killed (default 90)
@@ -46,7 +47,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "json.hpp"
+
 namespace {
+
+namespace json = course_tools::json;
 
 constexpr int kTokenFd = 3;             // where the test process reads its token
 constexpr int kVerdictFd = 4;           // where it writes its verdict
@@ -121,15 +126,13 @@ std::string catch_spec(const std::string& name) {
     return spec;
 }
 
-// Printable text on one line: control characters dropped, newlines as the
-// ASCII unit separator (what course_report splits lines on).
-std::string one_line(const std::string& text) {
+// Printable text: control characters dropped but for newlines and tabs (a
+// test's output may hold anything; a report shows it as text).
+std::string printable(const std::string& text) {
     std::string out;
     out.reserve(text.size());
     for (const char c : text) {
-        if (c == '\n') out += '\x1f';
-        else if (c == '\t') out += ' ';
-        else if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
+        if (c == '\n' || c == '\t' || (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f)) out += c;
     }
     return out;
 }
@@ -436,8 +439,9 @@ int main(int argc, char** argv) {
     for (const Job& job : list) {
         std::string output = job.output_head;
         if (job.output_cut) output += "\n[... output cut ...]\n" + job.output_tail;
-        out << job.lesson << '\t' << one_line(job.name) << '\t' << job.status << '\t' << one_line(job.reason) << '\t'
-            << one_line(output) << '\n';
+        out << "{\"lesson\": " << json::quote(job.lesson) << ", \"name\": " << json::quote(job.name)
+            << ", \"status\": " << json::quote(job.status) << ", \"reason\": " << json::quote(printable(job.reason))
+            << ", \"output\": " << json::quote(printable(output)) << "}\n";
     }
     return out ? 0 : 2;
 }
