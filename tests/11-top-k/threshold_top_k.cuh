@@ -27,7 +27,11 @@
 ///    and the lists: a bound first (each thread's largest candidate; the
 ///    m-th largest of those has m distinct candidates at or above it), then
 ///    each warp merges the batches of 32 with a key above it into its list,
-///    and the block's warps merge their lists. Launches: a memset, the
+///    and the block's warps merge their lists (Selection::merge); or, with
+///    Selection::rank, the few candidates at or above that bound are
+///    gathered in shared memory and each one's rank among them counted
+///    (and, rank_and_rank_seed, the pre-pass's last block finds the
+///    sample's m-th key the same way). Launches: a memset, the
 ///    pre-pass, the main pass; with Overlap (top_k) the main pass is
 ///    launched to overlap the pre-pass (programmatic dependent launch,
 ///    GPU only): its warps load their first tile, then wait for the seed;
@@ -40,6 +44,25 @@ namespace lesson11::sampled_threshold {
 
 /// The largest k this candidate takes: its lists are warp_top_k.cuh's.
 inline constexpr int kMaxThresholdK = warp_scan::kMaxWarpK;
+
+/// How the last blocks select: the main pass's, the top m of the
+/// candidates, and the pre-pass's, the sample's m-th key.
+enum class Selection {
+    /// Both by merges. The main pass: a bound, then each warp merges the
+    /// batches of 32 candidates with a key above it into its list (a sort
+    /// and a merge by shuffles each, one after the other), then the
+    /// block's warps merge their lists; the pre-pass: warp_top_k.cuh's.
+    merge,
+    /// The main pass's by rank: the same bound, then the few candidates at
+    /// or above it gathered in shared memory and ranked against one another
+    /// (warp_top_k.cuh's select_by_rank): no sort and no merge; merge's
+    /// way when more than kRankCapacity candidates reach the bound. The
+    /// pre-pass's by merges.
+    rank,
+    /// Both by rank: also the pre-pass's last block ranks the keys of its
+    /// blocks' lists that reach their bound instead of merging the lists.
+    rank_and_rank_seed,
+};
 
 namespace {
 
@@ -67,34 +90,34 @@ __device__ Key candidate(const Candidates& c, unsigned kept, unsigned j) {
 }
 
 // The last block: the top m of every candidate, written as pairs. Every
-// thread of the block (kWarps warps) calls it.
-template <unsigned kWarps>
+// thread of the block (kWarps warps) calls it. `rank_shared`: for
+// Selection::rank and rank_and_rank_seed only.
+template <unsigned kWarps, Selection kSelection>
 __device__ void select_candidates(const Candidates& c, const float* values, unsigned m, Key (*shared_lists)[32],
-                                  Key* shared_bound, float* out_values, int* out_indices) {
+                                  Key* shared_bound, warp_scan::RankShared* rank_shared, float* out_values,
+                                  int* out_indices) {
     constexpr unsigned kThreads = kWarps * 32;
-    constexpr unsigned kInFlight = 8;  // loads from L2 issued before the first is used
+    constexpr unsigned kInFlight = warp_scan::kSelectInFlight;
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
     const unsigned kept = min(__ldcg(c.appended), kCapacity);
     const unsigned total = kept + 32 * __ldcg(c.list_count);
+    const auto key_at = [&](unsigned j) { return candidate(c, kept, j); };
 
-    // The bound: each thread's largest candidate; the m-th largest of those
-    // (m distinct candidates at or above it) less one.
-    Key largest = kEmptyKey;
-    for (unsigned first = threadIdx.x; first < total; first += kInFlight * kThreads) {
-        Key batch[kInFlight];
-#pragma unroll
-        for (unsigned j = 0; j < kInFlight; ++j) {
-            const unsigned i = first + j * kThreads;
-            batch[j] = i < total ? candidate(c, kept, i) : kEmptyKey;
-        }
-#pragma unroll
-        for (unsigned j = 0; j < kInFlight; ++j) largest = max(largest, batch[j]);
+    Key bound = kEmptyKey;
+    if constexpr (kSelection != Selection::merge) {
+        const auto emit = [&](unsigned rank, Key key) {
+            const unsigned index = warp_scan::index_of(key);
+            out_indices[rank] = static_cast<int>(index);
+            out_values[rank] = values[index];
+        };
+        if (warp_scan::select_by_rank<kWarps>(total, m, key_at, shared_lists, *rank_shared, bound, emit)) return;
+    } else {
+        (void)rank_shared;
+        // The bound: each thread's largest candidate; the m-th largest of
+        // those (m distinct candidates at or above it).
+        bound = warp_scan::block_bound<kWarps>(total, m, key_at, shared_lists, shared_bound);
     }
-    const Key best = warp_scan::merge_block_lists<kWarps>(warp_scan::sort_across_lanes(largest), shared_lists);
-    if (warp == 0 && lane == m - 1) *shared_bound = best;
-    __syncthreads();  // and every warp is done with shared_lists before they are reused below
-    const Key bound = *shared_bound;
 
     // Each warp's list of the candidates above the bound, batches of 32
     // merged only when a key of theirs beats the warp's m-th.
@@ -185,7 +208,7 @@ __device__ void filter_against_threshold(const float (&items)[kItems], std::size
 // launch, Overlap::main_pass and all): a warp loads its first tile, then
 // waits for the pre-pass to finish before it reads the seed or a counter
 // (zeroed before the pre-pass ran).
-template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass>
+template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass, Selection kSelection>
 __global__ void __launch_bounds__(kWarps * 32)
     threshold_filter_kernel(const float* values, std::size_t count, bool aligned, unsigned m, const Key* seed,
                             Candidates c, float* out_values, int* out_indices) {
@@ -195,6 +218,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     __shared__ Key shared_lists[kWarps][32];
     __shared__ Key shared_bound;
     __shared__ bool last_block;
+    __shared__ warp_scan::MaybeRankShared<kSelection != Selection::merge> rank_shared;  // 4 KB for rank, else none
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
 
@@ -235,7 +259,8 @@ __global__ void __launch_bounds__(kWarps * 32)
     __syncthreads();
     if (!last_block) return;
     __threadfence();
-    select_candidates<kWarps>(c, values, m, shared_lists, &shared_bound, out_values, out_indices);
+    select_candidates<kWarps, kSelection>(c, values, m, shared_lists, &shared_bound, rank_shared.get(), out_values,
+                                          out_indices);
 }
 
 void check_arguments(std::size_t n, int k) {
@@ -250,10 +275,10 @@ void check_arguments(std::size_t n, int k) {
 
 // Blocks of the main pass: as many as fit on the GPU at once, no more than
 // there are warp tiles for.
-template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass>
+template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass, Selection kSelection>
 unsigned filter_blocks(std::size_t n) {
-    return warp_scan::resident_blocks<kWarps, kVectors>(threshold_filter_kernel<kWarps, kVectors, kAfterPrePass>, n,
-                                                        0);
+    return warp_scan::resident_blocks<kWarps, kVectors>(
+        threshold_filter_kernel<kWarps, kVectors, kAfterPrePass, kSelection>, n, 0);
 }
 
 // The pre-pass's shape: warp_top_k.cuh's fastest for k = 1.
@@ -267,10 +292,17 @@ constexpr unsigned kSampleMinBlocks = 1;
 // then the buffer.
 constexpr std::size_t kCounterBytes = 2 * sizeof(unsigned);
 
+// The lists: one for each block of the pre-pass or of any main pass of
+// kWarps warps (every Overlap and Selection): at most as many as a full
+// SM's threads make of such blocks on each SM, no more than the warp tiles
+// need (no main-pass kernel is instantiated to size it).
 template <unsigned kWarps, unsigned kVectors>
 std::size_t list_slots(std::size_t n) {
-    return std::max({filter_blocks<kWarps, kVectors, false>(n), filter_blocks<kWarps, kVectors, true>(n),
-                     warp_scan::grid_blocks<kSampleWarps, kSampleVectors, kSampleMinBlocks>(n)});
+    using namespace warp_scan;
+    const Residency r = residency(warp_top_k_kernel<kSampleWarps, kSampleVectors, kSampleMinBlocks>, kSampleWarps * 32);
+    const unsigned most_per_sm = static_cast<unsigned>(std::max(r.threads_per_sm, 1)) / (kWarps * 32);
+    return std::max(wave_blocks<kWarps, kVectors>(n, most_per_sm, r.sm_count),
+                    grid_blocks<kSampleWarps, kSampleVectors, kSampleMinBlocks>(n));
 }
 
 // Zeroes words[0, count), one a thread, and lets the pre-pass, launched to
@@ -286,6 +318,27 @@ __global__ void zero_kernel(unsigned* words, unsigned count) {
 template <unsigned kSampleTiles>
 bool tile_count_allows_sample(std::size_t n) {
     return kSampleTiles > 0 && warp_scan::tile_count<kSampleVectors>(n) >= 2 * std::size_t{kSampleTiles};
+}
+
+// Where the candidates of a top_k call with this workspace go.
+template <unsigned kWarps, unsigned kVectors>
+Candidates candidates_of(void* workspace, std::size_t n) {
+    auto* bytes = static_cast<unsigned char*>(workspace);
+    const warp_scan::Header h = warp_scan::header_of(bytes + kCounterBytes);
+    return Candidates{h.lists + list_slots<kWarps, kVectors>(n) * 32, reinterpret_cast<unsigned*>(bytes), h.lists,
+                      reinterpret_cast<unsigned*>(bytes) + 1, h.ticket};
+}
+
+// The main pass's last block alone (the bench's timing breakdown): one
+// block selects again from the candidates a finished call left.
+template <unsigned kWarps, Selection kSelection>
+__global__ void __launch_bounds__(kWarps * 32)
+    selection_kernel(const float* values, unsigned m, Candidates c, float* out_values, int* out_indices) {
+    __shared__ Key shared_lists[kWarps][32];
+    __shared__ Key shared_bound;
+    __shared__ warp_scan::MaybeRankShared<kSelection != Selection::merge> rank_shared;
+    select_candidates<kWarps, kSelection>(c, values, m, shared_lists, &shared_bound, rank_shared.get(), out_values,
+                                          out_indices);
 }
 
 }  // namespace
@@ -325,9 +378,15 @@ std::size_t top_k_workspace_bytes(std::size_t n, int k) {
 /// kOverlap (see Overlap; a GPU of compute capability 9.0 or more, ignored
 /// on the emulator, whose launches run one after the other anyway): the
 /// same kernels, the same answer, with less time between them.
-template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles, Overlap kOverlap = Overlap::none>
+///
+/// kSelection: how the last blocks select (see Selection).
+///
+/// after_pre_pass (the bench's timing breakdown, Overlap::none only): an
+/// event recorded between the pre-pass and the main pass.
+template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles, Overlap kOverlap = Overlap::none,
+          Selection kSelection = Selection::merge>
 void top_k(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace,
-           std::size_t workspace_bytes) {
+           std::size_t workspace_bytes, cudaEvent_t after_pre_pass = nullptr) {
     check_arguments(n, k);
     if (n == 0 || k == 0) return;
     const std::size_t needed = top_k_workspace_bytes<kWarps, kVectors>(n, k);
@@ -335,13 +394,13 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
         throw std::invalid_argument("sampled_threshold::top_k: the workspace has " + std::to_string(workspace_bytes) +
                                     " bytes, top_k_workspace_bytes says " + std::to_string(needed));
     }
-    auto* bytes = static_cast<unsigned char*>(workspace);
-    const warp_scan::Header h = warp_scan::header_of(bytes + kCounterBytes);
+    const warp_scan::Header h = warp_scan::header_of(static_cast<unsigned char*>(workspace) + kCounterBytes);
     const std::size_t lists = list_slots<kWarps, kVectors>(n);
-    const Candidates c{h.lists + lists * 32, reinterpret_cast<unsigned*>(bytes),  h.lists,
-                       reinterpret_cast<unsigned*>(bytes) + 1, h.ticket};
+    const Candidates c = candidates_of<kWarps, kVectors>(workspace, n);
     const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
     const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
+    // The main pass's kernel: rank_and_rank_seed's is rank's.
+    constexpr Selection kMain = kSelection == Selection::merge ? Selection::merge : Selection::rank;
     constexpr std::size_t kZeroedWords = (kCounterBytes + warp_scan::kHeaderBytes) / sizeof(unsigned);
     static_assert(kZeroedWords <= kZeroThreads, "one word a thread");
     // (On the emulator the zeroing kernel and the pre-pass are launched, plainly.)
@@ -352,23 +411,55 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
     } else {
         COURSE_CUDA_CHECK(cudaMemsetAsync(workspace, 0, kCounterBytes + warp_scan::kHeaderBytes));
     }
-    const bool sampled = warp_scan::launch_sample_pass<kSampleWarps, kSampleVectors, kSampleMinBlocks>(
+    const bool sampled =
+        warp_scan::launch_sample_pass<kSampleWarps, kSampleVectors, kSampleMinBlocks,
+                                       kSelection == Selection::rank_and_rank_seed>(
         values, n, aligned, m, kSampleTiles, static_cast<unsigned>(lists), h, overlap_sample);
 #ifndef __CUDACC_EMULATOR__
     if (kOverlap != Overlap::none && sampled) {
         // Only behind the pre-pass: behind the memset there is no grid to
         // overlap with.
-        warp_scan::launch_overlapped(threshold_filter_kernel<kWarps, kVectors, true>,
-                                     filter_blocks<kWarps, kVectors, true>(n), kWarps * 32, values, n, aligned, m,
+        warp_scan::launch_overlapped(threshold_filter_kernel<kWarps, kVectors, true, kMain>,
+                                     filter_blocks<kWarps, kVectors, true, kMain>(n), kWarps * 32, values, n,
+                                     aligned, m,
                                      static_cast<const Key*>(h.slots), c, out_values, out_indices);
         return;
     }
 #else
     (void)sampled;
 #endif
-    threshold_filter_kernel<kWarps, kVectors, false><<<filter_blocks<kWarps, kVectors, false>(n), kWarps * 32>>>(
-        values, n, aligned, m, h.slots, c, out_values, out_indices);
+    if (after_pre_pass != nullptr) COURSE_CUDA_CHECK(cudaEventRecord(after_pre_pass));
+    threshold_filter_kernel<kWarps, kVectors, false, kMain>
+        <<<filter_blocks<kWarps, kVectors, false, kMain>(n), kWarps * 32>>>(values, n, aligned, m, h.slots, c,
+                                                                                out_values, out_indices);
     COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+/// The bench's timing breakdown: the main pass's selection alone, one
+/// block launched over the candidates that the last top_k<kWarps, kVectors,
+/// ...> call with this workspace left (the same answer again).
+template <unsigned kWarps, unsigned kVectors, Selection kSelection>
+void select_again(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace) {
+    check_arguments(n, k);
+    if (n == 0 || k == 0) return;
+    constexpr Selection kMain = kSelection == Selection::merge ? Selection::merge : Selection::rank;
+    const unsigned m = static_cast<unsigned>(std::min(static_cast<std::size_t>(k), n));
+    selection_kernel<kWarps, kMain><<<1, kWarps * 32>>>(values, m, candidates_of<kWarps, kVectors>(workspace, n),
+                                                        out_values, out_indices);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
+/// The bench's timing breakdown: the candidates the last top_k call with
+/// this workspace left, in the buffer and in lists of 32.
+struct CandidateCount {
+    unsigned appended;
+    unsigned lists;
+};
+
+inline CandidateCount candidate_count(const void* workspace) {
+    unsigned counters[2] = {0, 0};
+    COURSE_CUDA_CHECK(cudaMemcpy(counters, workspace, sizeof counters, cudaMemcpyDeviceToHost));
+    return {counters[0], counters[1]};
 }
 
 }  // namespace lesson11::sampled_threshold

@@ -37,6 +37,8 @@
 #include <thrust/sort.h>
 #include <thrust/system/cuda/execution_policy.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
@@ -105,6 +107,17 @@ void add_warp_scan_row(course::Bench& bench, int k, const std::vector<Pair>& exp
                   expected, out_values, out_indices, bytes, run);
 }
 
+// What a sampled-threshold row's label says of its last blocks' selection.
+std::string selection_label(lesson11::sampled_threshold::Selection selection) {
+    switch (selection) {
+        case lesson11::sampled_threshold::Selection::merge: return "";
+        case lesson11::sampled_threshold::Selection::rank: return ", last block selects by rank";
+        case lesson11::sampled_threshold::Selection::rank_and_rank_seed:
+            return ", last blocks (pre-pass too) select by rank";
+    }
+    return "";
+}
+
 // What a sampled-threshold row's label says of its launches.
 std::string overlap_label(lesson11::sampled_threshold::Overlap overlap) {
     switch (overlap) {
@@ -119,9 +132,11 @@ std::string overlap_label(lesson11::sampled_threshold::Overlap overlap) {
 // only): its threshold from a pre-pass over kSampleTiles tiles of 512
 // floats, then the main pass with kWarps warps a block and kVectors float4
 // a lane per tile (kOverlap: how far its launches overlap, programmatic
-// dependent launch), checked like the others.
+// dependent launch; kSelection: how its last blocks select), checked like
+// the others.
 template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles,
-          lesson11::sampled_threshold::Overlap kOverlap = lesson11::sampled_threshold::Overlap::none>
+          lesson11::sampled_threshold::Overlap kOverlap = lesson11::sampled_threshold::Overlap::none,
+          lesson11::sampled_threshold::Selection kSelection = lesson11::sampled_threshold::Selection::merge>
 void add_sampled_threshold_row(course::Bench& bench, int k, const std::vector<Pair>& expected,
                                const std::vector<course::DeviceBuffer<float>>& values,
                                course::DeviceBuffer<float>& out_values, course::DeviceBuffer<int>& out_indices,
@@ -130,14 +145,111 @@ void add_sampled_threshold_row(course::Bench& bench, int k, const std::vector<Pa
     const std::size_t workspace_bytes = lesson11::sampled_threshold::top_k_workspace_bytes<kWarps, kVectors>(count, k);
     course::DeviceBuffer<unsigned char> workspace(workspace_bytes);
     const auto run = [&](int s) {
-        lesson11::sampled_threshold::top_k<kWarps, kVectors, kSampleTiles, kOverlap>(
+        lesson11::sampled_threshold::top_k<kWarps, kVectors, kSampleTiles, kOverlap, kSelection>(
             values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(), workspace_bytes);
     };
     add_top_k_row(bench,
                   "candidate sampled threshold, a sample of " + std::to_string(kSampleTiles) + " x 512 floats, then " +
                       overlap_label(kOverlap) + std::to_string(kWarps) + " warps x " +
-                      std::to_string(kVectors) + " float4/lane (k = " + std::to_string(k) + ")",
+                      std::to_string(kVectors) + " float4/lane" + selection_label(kSelection) + " (k = " +
+                      std::to_string(k) + ")",
                   expected, out_values, out_indices, bytes, run);
+}
+
+// The median of `runs` times of `time_one(set)` (each returns ms).
+template <class TimeOne>
+double median_of(int runs, int sets, const TimeOne& time_one) {
+    std::vector<double> ms;
+    for (int i = 0; i < runs; ++i) ms.push_back(time_one(i % sets));
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+__global__ void empty_kernel() {}
+
+// Prints (not a row) where a sampled-threshold shape's time goes, medians
+// of 50 runs with cudaEvents, for the lead: the memset and pre-pass (from
+// an event before the call, so the host's time before its first launch is
+// in it) and the main pass (Overlap::none's launches, each after the one
+// before), the main pass's last block alone (launched again as one block
+// over the candidates left, less nothing: an empty launch is printed
+// beside it), the candidates, and the host's time for the workspace's
+// size (the block counts' occupancy queries, cached) and for one uncached
+// occupancy query (each top_k call made about 7 before they were cached).
+template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles, lesson11::sampled_threshold::Selection kSelection>
+void print_breakdown(int k, const std::vector<Pair>& expected, const std::vector<course::DeviceBuffer<float>>& values,
+                     course::DeviceBuffer<float>& out_values, course::DeviceBuffer<int>& out_indices) {
+    namespace st = lesson11::sampled_threshold;
+    constexpr int kRuns = 50;
+    const std::size_t count = values[0].size();
+    const int sets = static_cast<int>(values.size());
+    const std::size_t workspace_bytes = st::top_k_workspace_bytes<kWarps, kVectors>(count, k);
+    course::DeviceBuffer<unsigned char> workspace(workspace_bytes);
+    cudaEvent_t events[3];
+    for (cudaEvent_t& e : events) COURSE_CUDA_CHECK(cudaEventCreate(&e));
+    const auto elapsed = [&](int from, int to) {
+        float ms = 0;
+        COURSE_CUDA_CHECK(cudaEventElapsedTime(&ms, events[from], events[to]));
+        return static_cast<double>(ms);
+    };
+    const auto run = [&](int s) {
+        COURSE_CUDA_CHECK(cudaEventRecord(events[0]));
+        st::top_k<kWarps, kVectors, kSampleTiles, st::Overlap::none, kSelection>(
+            values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(), workspace_bytes,
+            events[1]);
+        COURSE_CUDA_CHECK(cudaEventRecord(events[2]));
+        COURSE_CUDA_CHECK(cudaEventSynchronize(events[2]));
+    };
+    for (int s = 0; s < 3; ++s) run(s % sets);  // warm-up
+    const double pre_pass = median_of(kRuns, sets, [&](int s) { run(s); return elapsed(0, 1); });
+    const double main_pass = median_of(kRuns, sets, [&](int s) { run(s); return elapsed(1, 2); });
+    const double whole = median_of(kRuns, sets, [&](int s) { run(s); return elapsed(0, 2); });
+    const st::CandidateCount candidates = st::candidate_count(workspace.data());
+    const auto launch_timed = [&](const auto& launch) {
+        COURSE_CUDA_CHECK(cudaEventRecord(events[0]));
+        launch();
+        COURSE_CUDA_CHECK(cudaEventRecord(events[2]));
+        COURSE_CUDA_CHECK(cudaEventSynchronize(events[2]));
+        return elapsed(0, 2);
+    };
+    run(0);  // the candidates of set 0, whose answer `expected` is
+    const double selection = median_of(kRuns, sets, [&](int) {
+        return launch_timed([&] {
+            st::select_again<kWarps, kVectors, kSelection>(values[0].data(), count, k, out_values.data(),
+                                                           out_indices.data(), workspace.data());
+        });
+    });
+    const std::string wrong = compare_first_k(expected, out_values.download(), out_indices.download());
+    const double empty = median_of(kRuns, sets, [&](int) {
+        return launch_timed([] {
+            empty_kernel<<<1, 32>>>();
+            COURSE_CUDA_CHECK(cudaGetLastError());
+        });
+    });
+    constexpr int kHostCalls = 1000;
+    auto start = std::chrono::steady_clock::now();
+    std::size_t sink = 0;
+    for (int i = 0; i < kHostCalls; ++i) sink += st::top_k_workspace_bytes<kWarps, kVectors>(count, k);
+    const double cached_us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kHostCalls;
+    start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kHostCalls; ++i) {
+        int per_sm = 0;
+        COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, st::threshold_filter_kernel<kWarps, kVectors, false, st::Selection::merge>, kWarps * 32, 0));
+        sink += static_cast<std::size_t>(per_sm);
+    }
+    const double query_us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kHostCalls;
+    std::printf("breakdown, sampled threshold %u x 512 sample, %u warps x %u float4/lane%s (k = %d), medians of %d: "
+                "memset + pre-pass %.4f ms, main pass %.4f ms, whole %.4f ms; last block's selection alone %.4f ms "
+                "(an empty launch %.4f ms%s%s); candidates %u in the buffer + %u lists; host: workspace size %.2f us "
+                "a call, one uncached occupancy query %.2f us\n",
+                kSampleTiles, kWarps, kVectors, selection_label(kSelection).c_str(), k, kRuns, pre_pass, main_pass,
+                whole, selection, empty, wrong.empty() ? "" : "; its answer WRONG: ", wrong.c_str(),
+                candidates.appended, candidates.lists, cached_us, query_us);
+    (void)sink;
+    for (cudaEvent_t e : events) COURSE_CUDA_CHECK(cudaEventDestroy(e));
 }
 
 // The first `count` elements of a device array.
@@ -278,6 +390,38 @@ int main(int argc, char** argv) {
                                                                 bytes);
             add_sampled_threshold_row<8, 2, 512, Overlap::all>(bench, k, expected, values, out_values, out_indices,
                                                                bytes);
+            // k = 32's fixed tail (~14 us above k = 1): the last block's
+            // selection of 32 of the ~n k / (sample size) candidates by
+            // warp merges, one after the other (~8 a warp for 2048 keys),
+            // replaced by ranking the few at or above the bound in shared
+            // memory; then also the pre-pass's last block (the m-th of its
+            // blocks' lists) by rank. A cheaper selection favours smaller
+            // samples (shorter pre-pass, more candidates): 512 to 2048.
+            using lesson11::sampled_threshold::Selection;
+            add_sampled_threshold_row<8, 2, 2048, Overlap::none, Selection::rank>(bench, k, expected, values,
+                                                                                  out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 1024, Overlap::none, Selection::rank>(bench, k, expected, values,
+                                                                                  out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 512, Overlap::none, Selection::rank>(bench, k, expected, values,
+                                                                                 out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 2048, Overlap::all, Selection::rank>(bench, k, expected, values,
+                                                                                 out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 1024, Overlap::all, Selection::rank>(bench, k, expected, values,
+                                                                                 out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 512, Overlap::all, Selection::rank>(bench, k, expected, values,
+                                                                                out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 2048, Overlap::none, Selection::rank_and_rank_seed>(
+                bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 2048, Overlap::all, Selection::rank_and_rank_seed>(
+                bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 1024, Overlap::all, Selection::rank_and_rank_seed>(
+                bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 512, Overlap::all, Selection::rank_and_rank_seed>(
+                bench, k, expected, values, out_values, out_indices, bytes);
+            // Where the time goes (printed, not a row).
+            print_breakdown<8, 2, 2048, Selection::merge>(k, expected, values, out_values, out_indices);
+            print_breakdown<8, 2, 2048, Selection::rank_and_rank_seed>(k, expected, values, out_values, out_indices);
+            print_breakdown<8, 2, 1024, Selection::rank_and_rank_seed>(k, expected, values, out_values, out_indices);
         }
 
         const auto check_thrust = [&]() -> std::string {

@@ -61,8 +61,11 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
@@ -160,6 +163,94 @@ __device__ Key sort_across_lanes(Key key) {
     }
     return key;
 }
+
+// The last blocks' selection over keys in L2 (threshold_top_k.cuh's
+// candidates, the pre-pass's block lists): key_at(j) for j < total, real
+// keys and kEmptyKey. Every thread of a block of kWarps warps calls these.
+constexpr unsigned kSelectInFlight = 8;  // loads from L2 issued before the first is used
+
+// Calls use(key) for each of the keys, thread t taking t, t + the block's
+// threads, ..., kSelectInFlight loads in flight.
+template <unsigned kWarps, class KeyAt, class Use>
+__device__ void for_each_key(unsigned total, const KeyAt& key_at, const Use& use) {
+    constexpr unsigned kThreads = kWarps * 32;
+    for (unsigned first = threadIdx.x; first < total; first += kSelectInFlight * kThreads) {
+        Key batch[kSelectInFlight];
+#pragma unroll
+        for (unsigned j = 0; j < kSelectInFlight; ++j) {
+            const unsigned i = first + j * kThreads;
+            batch[j] = i < total ? key_at(i) : kEmptyKey;
+        }
+#pragma unroll
+        for (unsigned j = 0; j < kSelectInFlight; ++j) use(batch[j]);
+    }
+}
+
+// A bound for the top m (m <= 32) of the keys: each thread's largest; the
+// m-th largest of those (m distinct keys at or above it; kEmptyKey when
+// fewer than m threads have a key), the same in every thread. Uses
+// shared_lists (a list a warp) and *shared_bound.
+template <unsigned kWarps, class KeyAt>
+__device__ Key block_bound(unsigned total, unsigned m, const KeyAt& key_at, Key (*shared_lists)[32],
+                           Key* shared_bound) {
+    Key largest = kEmptyKey;
+    for_each_key<kWarps>(total, key_at, [&](Key key) { largest = max(largest, key); });
+    const Key best = merge_block_lists<kWarps>(sort_across_lanes(largest), shared_lists);
+    if (threadIdx.x / 32 == 0 && threadIdx.x % 32 == m - 1) *shared_bound = best;
+    __syncthreads();  // and every warp is done with shared_lists before they are reused
+    return *shared_bound;
+}
+
+// Selection by rank: the keys at or above block_bound's bound (on random
+// candidates a few more than m: the top m and a few of their neighbours)
+// are gathered in shared memory, and each one's rank is the number of
+// gathered keys above it (the keys are distinct): emit(rank, key) for the
+// m of rank below m, in any order, by any thread. No sort, no merge, two
+// barriers besides the bound's. Returns false, having emitted nothing,
+// when more than kRankCapacity keys reach the bound (an unlucky input):
+// the caller then selects otherwise, with `bound`.
+constexpr unsigned kRankCapacity = 512;
+struct RankShared {
+    Key gathered[kRankCapacity];
+    Key bound;
+    unsigned count;
+};
+
+template <unsigned kWarps, class KeyAt, class Emit>
+__device__ bool select_by_rank(unsigned total, unsigned m, const KeyAt& key_at, Key (*shared_lists)[32],
+                               RankShared& s, Key& bound, const Emit& emit) {
+    constexpr unsigned kThreads = kWarps * 32;
+    if (threadIdx.x == 0) s.count = 0;  // before block_bound's barriers
+    bound = block_bound<kWarps>(total, m, key_at, shared_lists, &s.bound);
+    const Key lowest = max(bound, Key{1});  // never an empty key
+    for_each_key<kWarps>(total, key_at, [&](Key key) {
+        if (key < lowest) return;
+        const unsigned slot = atomicAdd(&s.count, 1u);
+        if (slot < kRankCapacity) s.gathered[slot] = key;
+    });
+    __syncthreads();
+    const unsigned gathered = s.count;
+    if (gathered > kRankCapacity) return false;  // the same in every thread
+    for (unsigned i = threadIdx.x; i < gathered; i += kThreads) {
+        const Key key = s.gathered[i];
+        unsigned rank = 0;
+        for (unsigned j = 0; j < gathered; ++j) rank += s.gathered[j] > key ? 1u : 0u;
+        if (rank < m) emit(rank, key);
+    }
+    return true;
+}
+
+// A kernel's shared memory for select_by_rank when kRank, else nothing
+// (the kernel as it was without it).
+template <bool kRank>
+struct MaybeRankShared {
+    __device__ RankShared* get() { return nullptr; }
+};
+template <>
+struct MaybeRankShared<true> {
+    RankShared shared;
+    __device__ RankShared* get() { return &shared; }
+};
 
 // Merges the first `filled` keys of this warp's staging slots (the rest
 // are empty) into the list, in one step: sorted, then merged as two lists
@@ -336,7 +427,12 @@ struct Answer {
 // The whole top-k in one launch. `lists` holds gridDim.x lists of 32 keys,
 // `ticket` counts the blocks done and `slots` are the grid's m slots of
 // the shared bound (0, or seeded by a pre-pass, at launch).
-template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocksPerSm>
+//
+// kSeedByRank (the pre-pass only): its last block finds the sample's m-th
+// key by select_by_rank over the blocks' lists instead of merging them
+// (threshold_top_k.cuh's Selection::rank rows); the merges when more than
+// kRankCapacity keys reach select_by_rank's bound.
+template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocksPerSm, bool kSeedByRank = false>
 __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     warp_top_k_kernel(const float* values, std::size_t count, bool aligned, unsigned m, TileWalk walk, Key* lists,
                       unsigned* ticket, Key* slots, Answer answer) {
@@ -345,6 +441,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     __shared__ Key shared_lists[kWarps][32];
     __shared__ Key staged[kWarps][32];  // each warp's staging slots (filter_tile)
     __shared__ bool last_block;
+    __shared__ MaybeRankShared<kSeedByRank> rank_shared;
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
     // A main pass launched to overlap this one (threshold_top_k.cuh) may
@@ -411,6 +508,22 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     // w + kWarps, ... (a list none of whose keys beats this warp's m-th
     // cannot change its best m), then the block's warps merge theirs.
     __threadfence();
+    if constexpr (kSeedByRank) {
+        if (answer.seed_slots != nullptr) {
+            // The key of rank m - 1 among the lists' is the sample's m-th.
+            const auto key_at = [&](unsigned j) { return __ldcg(&lists[j]); };
+            const auto emit = [&](unsigned rank, Key key) {
+                if (rank != m - 1) return;
+                for (unsigned slot = 0; slot < m; ++slot) answer.seed_slots[slot] = key - 1;
+            };
+            Key bound = kEmptyKey;
+            if (select_by_rank<kWarps>(gridDim.x * 32, m, key_at, shared_lists, *rank_shared.get(), bound, emit)) {
+                return;
+            }
+        }
+    } else {
+        (void)rank_shared;
+    }
     // The lists come from L2: kInFlight of them are loaded before any is
     // merged, so a warp waits about one L2 latency per kInFlight lists, not
     // one per list (some 33 lists a warp for 2^26 floats).
@@ -460,6 +573,45 @@ void check_arguments(std::size_t n, int k) {
     }
 }
 
+// What the occupancy API says of `kernel` with `threads` a block on the
+// current device: its blocks an SM, and the device's SMs. Asked once a
+// process for each (kernel, device, threads): top_k needs it several times
+// a call (the workspace's size, the grids), and each query costs host time
+// between a timed run's start and its first launch, on a GPU that waits.
+struct Residency {
+    int per_sm;
+    int sm_count;
+    int threads_per_sm;  // the device's most resident threads an SM
+};
+
+template <class Kernel>
+Residency residency(Kernel kernel, unsigned threads) {
+    int device = 0;
+    COURSE_CUDA_CHECK(cudaGetDevice(&device));
+    const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, threads);
+    static std::mutex mutex;
+    static std::map<decltype(key), Residency> known;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto found = known.find(key); found != known.end()) return found->second;
+    Residency r{0, 0, 0};
+    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&r.sm_count, cudaDevAttrMultiProcessorCount, device));
+    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&r.threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, kernel, static_cast<int>(threads), 0));
+    known.emplace(key, r);
+    return r;
+}
+
+// Blocks of kWarps warps, a warp tile of kVectors float4 a lane, over n
+// floats: blocks_per_sm on each of sm_count SMs, no more than there are
+// warp tiles for.
+template <unsigned kWarps, unsigned kVectors>
+unsigned wave_blocks(std::size_t n, unsigned blocks_per_sm, int sm_count) {
+    const std::size_t tile_floats = std::size_t{32} * 4 * kVectors * kWarps;
+    const std::size_t needed = (n + tile_floats - 1) / tile_floats;
+    const std::size_t wave = std::size_t{std::max(blocks_per_sm, 1u)} * static_cast<unsigned>(std::max(sm_count, 1));
+    return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+}
+
 // Blocks of a launch of `kernel`, kWarps warps a block and a warp tile of
 // kVectors float4 a lane, over n floats: as many as fit on the GPU at once
 // (the occupancy API, capped at max_per_sm per SM when that is not 0), and
@@ -467,19 +619,10 @@ void check_arguments(std::size_t n, int k) {
 // is sized by it too.)
 template <unsigned kWarps, unsigned kVectors, class Kernel>
 unsigned resident_blocks(Kernel kernel, std::size_t n, unsigned max_per_sm) {
-    int device = 0;
-    int sm_count = 0;
-    int per_sm = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    COURSE_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(kWarps * 32), 0));
-    unsigned blocks_per_sm = static_cast<unsigned>(std::max(per_sm, 1));
+    const Residency r = residency(kernel, kWarps * 32);
+    unsigned blocks_per_sm = static_cast<unsigned>(std::max(r.per_sm, 1));
     if (max_per_sm > 0) blocks_per_sm = std::min(blocks_per_sm, max_per_sm);
-    const std::size_t tile_floats = std::size_t{32} * 4 * kVectors * kWarps;
-    const std::size_t needed = (n + tile_floats - 1) / tile_floats;
-    const std::size_t wave = std::size_t{blocks_per_sm} * static_cast<unsigned>(std::max(sm_count, 1));
-    return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+    return wave_blocks<kWarps, kVectors>(n, blocks_per_sm, r.sm_count);
 }
 
 // Blocks of the warp scan's launch, at most kMaxBlocksPerSm an SM (0: as
@@ -552,7 +695,7 @@ void launch_overlapped(void (*kernel)(Params...), unsigned blocks, unsigned thre
 // in the stream, when `overlap`: launched with programmatic dependent launch,
 // the pre-pass waits for that kernel before it reads or writes them; GPU
 // only, a plain launch on the emulator).
-template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocks>
+template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocks, bool kSeedByRank = false>
 bool launch_sample_pass(const float* values, std::size_t n, bool aligned, unsigned m, unsigned sample_tiles,
                         unsigned max_blocks, const Header& h, bool overlap = false) {
     const std::size_t tiles = tile_count<kVectors>(n);
@@ -565,14 +708,15 @@ bool launch_sample_pass(const float* values, std::size_t n, bool aligned, unsign
     const unsigned blocks = std::min(max_blocks, (sample_tiles + kWarps - 1) / kWarps);
 #ifndef __CUDACC_EMULATOR__
     if (overlap) {
-        launch_overlapped(warp_top_k_kernel<kWarps, kVectors, kMinBlocks>, blocks, kWarps * 32, values, n, aligned, m,
+        launch_overlapped(warp_top_k_kernel<kWarps, kVectors, kMinBlocks, kSeedByRank>, blocks, kWarps * 32, values, n,
+                          aligned, m,
                           sample, h.lists, h.sample_ticket, h.sample_slots, Answer{nullptr, nullptr, h.slots});
         return true;
     }
 #else
     (void)overlap;
 #endif
-    warp_top_k_kernel<kWarps, kVectors, kMinBlocks><<<blocks, kWarps * 32>>>(
+    warp_top_k_kernel<kWarps, kVectors, kMinBlocks, kSeedByRank><<<blocks, kWarps * 32>>>(
         values, n, aligned, m, sample, h.lists, h.sample_ticket, h.sample_slots, Answer{nullptr, nullptr, h.slots});
     COURSE_CUDA_CHECK(cudaGetLastError());
     return true;
