@@ -100,23 +100,6 @@ std::string read_file(const std::string& path) {
     return out.str();
 }
 
-std::vector<std::vector<std::string>> read_tsv(const std::string& path) {
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(read_file(path));
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        std::vector<std::string> fields;
-        std::size_t start = 0;
-        for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1) {
-            fields.push_back(line.substr(start, tab - start));
-        }
-        fields.push_back(line.substr(start));
-        rows.push_back(fields);
-    }
-    return rows;
-}
-
 // The block of "[course]" lines the Catch2 main prints for a test case's
 // first failure, or "" when there is none.
 std::string first_failure_block(const std::string& output) {
@@ -159,10 +142,11 @@ std::string explain_failure(const std::string& reason, const std::string& output
     return text;
 }
 
-// The trusted list of test cases (lesson, program, name, run|skip; TSV, from
-// the course's own build) and what the runner made of each (JSON lines:
-// lesson, name, status, reason, output; common/tools/run_tests.cpp). Every
-// test case of the list comes back: one the results lack is a failure.
+// The trusted list of test cases (JSON lines: lesson, program, name, run;
+// from the course's own build, `course_run_tests list`) and what the runner
+// made of each (JSON lines: lesson, name, status, reason, output;
+// common/tools/run_tests.cpp). Every test case of the list comes back: one
+// the results lack is a failure.
 std::vector<TestResult> read_results(const std::string& tests_path, const std::string& results_path) {
     struct Outcome {
         std::string status, reason, output;
@@ -179,13 +163,17 @@ std::vector<TestResult> read_results(const std::string& tests_path, const std::s
         }
     }
     std::vector<TestResult> results;
-    for (const auto& row : read_tsv(tests_path)) {
-        if (row.size() < 4) continue;
+    std::istringstream list(read_file(tests_path));
+    std::string line;
+    for (int number = 1; std::getline(list, line); ++number) {
+        if (line.empty()) continue;
+        const json::Value entry = json::parse(line, tests_path, number);
         TestResult r;
-        r.lesson = row[0];
-        r.name = row[2];
+        r.lesson = entry.at("lesson").as_string();
+        r.name = entry.at("name").as_string();
+        const bool run = entry.at("run").as_bool();
         const auto found = outcome.find({r.lesson, r.name});
-        if (row[3] == "skip") {
+        if (!run) {
             r.skipped = true;
         } else if (found == outcome.end()) {
             r.failure = "result missing: the grader has no result for this test case (did grading stop early?)\n";

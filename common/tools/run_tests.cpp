@@ -11,10 +11,17 @@
 //
 //   course_run_tests --tests FILE --results FILE [--jobs N] [--timeout S]
 //                    [--deadline S] [--chdir DIR] [--prefix FILE]
+//   course_run_tests list --lesson NN --lister PROGRAM --program PROGRAM --cache FILE
 //
-// --tests    the trusted list, one test case a line: lesson, program, test
-//            case name, and "run" or "skip" (a GPU-only stand-in, reported
-//            skipped without running), separated by tabs
+// --tests    the trusted list, JSON lines, one test case an object: {"lesson",
+//            "program", "name", "run": false for a GPU-only stand-in,
+//            reported skipped without running}, as `list` prints them
+// list       prints lesson NN's part of such a list: the test cases the
+//            course's own build of the lesson (PROGRAM lessonNN_list, the
+//            tests without any implementation) names with --course-list,
+//            each to be run by --program (the graded build); the names are
+//            kept in --cache (JSON lines) until the lister is rebuilt, so a
+//            class of submissions lists each lesson once
 // --results  written here, JSON lines, one object per test case of the list,
 //            in its order: {"lesson", "name", "status": passed|failed|skipped,
 //            "reason": the runner's own (empty when passed), "output": what
@@ -44,6 +51,7 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,14 +95,96 @@ struct Job {
     std::exit(2);
 }
 
-std::vector<std::string> split_tabs(const std::string& line) {
-    std::vector<std::string> fields;
-    std::size_t start = 0;
-    for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1) {
-        fields.push_back(line.substr(start, tab - start));
+// What `program option` prints on stdout; false when it could not run or
+// did not exit with 0. (The course's own lister, never a student's program.)
+bool output_of(const std::string& program, const std::string& option, std::string& out) {
+    int fds[2];
+    if (pipe(fds) != 0) return false;
+    const pid_t pid = fork();
+    if (pid < 0) return false;
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl(program.c_str(), program.c_str(), option.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
     }
-    fields.push_back(line.substr(start));
-    return fields;
+    close(fds[1]);
+    char buffer[4096];
+    for (ssize_t got; (got = read(fds[0], buffer, sizeof buffer)) != 0;) {
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) break;
+        out.append(buffer, static_cast<std::size_t>(got));
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty()) lines.push_back(line);
+    }
+    return lines;
+}
+
+// `list`: lesson NN's test cases as JSON lines of the --tests list.
+int list_command(int argc, char** argv) {
+    std::string lesson, lister, program, cache;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        const std::string arg = argv[i], value = argv[i + 1];
+        if (arg == "--lesson") lesson = value;
+        else if (arg == "--lister") lister = value;
+        else if (arg == "--program") program = value;
+        else if (arg == "--cache") cache = value;
+        else die("list: unknown option " + arg);
+    }
+    if (lesson.empty() || lister.empty() || program.empty() || cache.empty() || argc % 2 != 0) {
+        die("usage: course_run_tests list --lesson NN --lister PROGRAM --program PROGRAM --cache FILE");
+    }
+    // The cache: {"name", "run"} a line, current while the lister is not newer.
+    struct stat lister_stat {}, cache_stat {};
+    if (stat(lister.c_str(), &lister_stat) != 0) die("lesson " + lesson + "'s lister " + lister + " is missing");
+    std::string cached;
+    const auto newer = [](const timespec& a, const timespec& b) {
+        return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
+    };
+    if (stat(cache.c_str(), &cache_stat) == 0 && cache_stat.st_size > 0 &&
+        !newer(lister_stat.st_mtim, cache_stat.st_mtim)) {
+        std::ifstream in(cache, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        cached = text.str();
+    }
+    if (cached.empty()) {
+        std::string names, stand_ins;
+        if (!output_of(lister, "--course-list", names) || !output_of(lister, "--course-list-stand-ins", stand_ins)) {
+            die("listing lesson " + lesson + "'s test cases failed (the course's fault, not a student's)");
+        }
+        const std::vector<std::string> stand_in_names = lines_of(stand_ins);
+        std::ostringstream text;
+        for (const std::string& name : lines_of(names)) {
+            const bool stand_in = std::find(stand_in_names.begin(), stand_in_names.end(), name) != stand_in_names.end();
+            text << "{\"name\": " << json::quote(name) << ", \"run\": " << (stand_in ? "false" : "true") << "}\n";
+        }
+        cached = text.str();
+        if (cached.empty()) die("lesson " + lesson + " lists no test case (the course's fault, not a student's)");
+        const std::string temporary = cache + "." + std::to_string(getpid());
+        std::ofstream(temporary, std::ios::binary | std::ios::trunc) << cached;
+        if (std::rename(temporary.c_str(), cache.c_str()) != 0) std::remove(temporary.c_str());
+    }
+    int number = 0;
+    for (const std::string& line : lines_of(cached)) {
+        const json::Value entry = json::parse(line, cache, ++number);
+        std::cout << "{\"lesson\": " << json::quote(lesson) << ", \"program\": " << json::quote(program)
+                  << ", \"name\": " << json::quote(entry.at("name").as_string())
+                  << ", \"run\": " << (entry.at("run").as_bool() ? "true" : "false") << "}\n";
+    }
+    return std::cout.flush() ? 0 : 2;
 }
 
 std::string hex_token() {
@@ -297,6 +387,13 @@ void finish(Job& job, int timeout_seconds, bool behind_sandbox) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc >= 2 && std::string(argv[1]) == "list") {
+        try {
+            return list_command(argc, argv);
+        } catch (const json::Error& e) {
+            die(e.what());
+        }
+    }
     std::string tests_file, results_file, prefix_file, chdir_to;
     int jobs = 2, timeout_seconds = 90, deadline_seconds = 0;
     for (int i = 1; i < argc; ++i) {
@@ -332,16 +429,21 @@ int main(int argc, char** argv) {
     {
         std::ifstream in(tests_file);
         if (!in) die("cannot read " + tests_file);
+        int number = 0;
         for (std::string line; std::getline(in, line);) {
+            ++number;
             if (line.empty()) continue;
-            const auto f = split_tabs(line);
-            if (f.size() != 4) die("bad line in " + tests_file + ": " + line);
-            Job job;
-            job.lesson = f[0];
-            job.program = f[1];
-            job.name = f[2];
-            job.skip = f[3] == "skip";
-            list.push_back(std::move(job));
+            try {
+                const json::Value entry = json::parse(line, tests_file, number);
+                Job job;
+                job.lesson = entry.at("lesson").as_string();
+                job.program = entry.at("program").as_string();
+                job.name = entry.at("name").as_string();
+                job.skip = !entry.at("run").as_bool();
+                list.push_back(std::move(job));
+            } catch (const json::Error& e) {
+                die(e.what());
+            }
         }
     }
 
