@@ -303,7 +303,7 @@ __device__ Key seed_from_maxima(const Key* maxima, unsigned m, Key (&shared_maxi
         const Key key = shared_maxima[g];
         if (key == kEmptyKey) continue;
         unsigned rank = 0;
-#pragma unroll 8
+#pragma unroll 1
         for (unsigned j = 0; j < kSeedGroups; ++j) rank += shared_maxima[j] > key ? 1u : 0u;
         if (rank == m - 1) *shared = key - 1;
     }
@@ -312,6 +312,14 @@ __device__ Key seed_from_maxima(const Key* maxima, unsigned m, Key (&shared_maxi
     __syncthreads();  // read by every thread before the selection reuses *shared
     return seed;
 }
+
+// The blocks an SM that a main pass seeded by group maxima asks ptxas for
+// (its launch bounds' minimum; 0: none asked, as the unseeded kernels): the
+// unseeded shapes' own count, so that the seed costs no block an SM (ptxas,
+// 2026-11-26: 8 warps x 2 float4 a lane 48 registers, 5 blocks of 256;
+// x 4, 57: 4; with Selection::rank the seed took 8 x 2 to 60: 4).
+template <unsigned kWarps, unsigned kVectors>
+constexpr unsigned kSeededMinBlocks = kWarps != 8 ? 0 : kVectors <= 2 ? 5 : kVectors <= 4 ? 4 : 0;
 
 // The main pass: `seed` holds the pre-pass's threshold (0 when there was
 // none: every key beats it). kWarps warps a block, kVectors float4 a lane
@@ -326,7 +334,7 @@ __device__ Key seed_from_maxima(const Key* maxima, unsigned m, Key (&shared_maxi
 // sample, and the threshold is the m-th largest of them, less one (see
 // seed_from_maxima).
 template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass, Selection kSelection, unsigned kSeedGroups = 0>
-__global__ void __launch_bounds__(kWarps * 32)
+__global__ void __launch_bounds__(kWarps * 32, kSeedGroups > 0 ? kSeededMinBlocks<kWarps, kVectors> : 0)
     threshold_filter_kernel(const float* values, std::size_t count, bool aligned, unsigned m, const Key* seed,
                             Candidates c, float* out_values, int* out_indices) {
     constexpr unsigned kItems = 4 * kVectors;
