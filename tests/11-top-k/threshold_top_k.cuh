@@ -36,6 +36,14 @@
 ///    launched to overlap the pre-pass (programmatic dependent launch,
 ///    GPU only): its warps load their first tile, then wait for the seed;
 ///    and with Overlap::all the pre-pass overlaps a zeroing kernel too.
+/// 5. Or (kSeedGroups > 0) the group-maxima pre-pass: one launch, no
+///    memset: kSeedGroups blocks each write the largest key of their share
+///    of the same sample (block 0 also zeroes the main pass's counters), and
+///    each block of the main pass takes the m-th largest of those maxima,
+///    less one, as its threshold (m distinct elements at or above it: valid
+///    for any input). No ticket, no list merges, no last block before the
+///    main pass; for k = 32 somewhat more candidates than the sample's own
+///    m-th lets through (seed_from_maxima says how many).
 #pragma once
 
 #include "warp_top_k.cuh"
@@ -201,6 +209,118 @@ __device__ void filter_against_threshold(const float (&items)[kItems], std::size
     }
 }
 
+// The pre-pass's shape: warp_top_k.cuh's fastest for k = 1.
+constexpr unsigned kSampleWarps = 16;
+constexpr unsigned kSampleVectors = 4;
+constexpr unsigned kSampleMinBlocks = 1;
+
+// The group-maxima pre-pass (launch_group_maxima): kSeedGroups blocks of
+// kGroupWarps warps, one warp a sample tile. Block g writes the largest key
+// of its tiles to maxima[g] (kEmptyKey when it has none): no list, no
+// ticket, no last block, so nothing of its own needs zeroing first; block 0
+// zeroes `zeroed_words` words at `zeroed` (the main pass's counters and
+// ticket: the main pass runs after it in stream order), so the call needs
+// no memset either. One launch before the main pass.
+constexpr unsigned kGroupWarps = 16;
+constexpr unsigned kMaxSeedGroups = 128;  // the workspace's room for maxima
+
+template <unsigned kSeedGroups>
+__global__ void __launch_bounds__(kGroupWarps * 32)
+    group_maxima_kernel(const float* values, std::size_t count, bool aligned, warp_scan::TileWalk walk, Key* maxima,
+                        unsigned* zeroed, unsigned zeroed_words) {
+    constexpr unsigned kItems = 4 * kSampleVectors;
+    constexpr std::size_t kTile = 32 * kItems;
+    __shared__ Key warp_maxima[kGroupWarps];
+    // A main pass launched to overlap this one (Overlap::main_pass or all)
+    // waits for it (griddepcontrol.wait) before it reads a maximum or a
+    // counter.
+    warp_scan::allow_dependent_grids();
+    const unsigned lane = threadIdx.x % 32;
+    const unsigned warp = threadIdx.x / 32;
+    if (blockIdx.x == 0) {
+        for (unsigned i = threadIdx.x; i < zeroed_words; i += kGroupWarps * 32) zeroed[i] = 0;
+    }
+    const std::size_t warps = static_cast<std::size_t>(gridDim.x) * kGroupWarps;
+    const auto tile_base = [&](std::size_t t) { return (t * walk.step + walk.offset) * kTile; };
+    Key best = kEmptyKey;
+    // Tile t goes to block t mod gridDim.x (every group has tiles when
+    // there are as many as groups), two tiles' loads in flight a warp
+    // before either is reduced.
+    for (std::size_t t = static_cast<std::size_t>(warp) * gridDim.x + blockIdx.x; t < walk.count; t += 2 * warps) {
+        float first[kItems];
+        float second[kItems];
+        const bool has_second = t + warps < walk.count;
+        warp_scan::load_tile(values, count, aligned, tile_base(t), first);
+        if (has_second) warp_scan::load_tile(values, count, aligned, tile_base(t + warps), second);
+#pragma unroll
+        for (unsigned item = 0; item < kItems; ++item) {
+            const std::size_t i = warp_scan::item_index(tile_base(t), item);
+            if (i < count) best = max(best, warp_scan::pack_key(first[item], i));
+        }
+        if (has_second) {
+#pragma unroll
+            for (unsigned item = 0; item < kItems; ++item) {
+                const std::size_t i = warp_scan::item_index(tile_base(t + warps), item);
+                if (i < count) best = max(best, warp_scan::pack_key(second[item], i));
+            }
+        }
+    }
+    for (unsigned distance = 16; distance > 0; distance /= 2) {
+        best = max(best, __shfl_xor_sync(kFullMask, best, distance));
+    }
+    if (lane == 0) warp_maxima[warp] = best;
+    __syncthreads();
+    if (warp == 0) {
+        best = lane < kGroupWarps ? warp_maxima[lane] : kEmptyKey;
+        for (unsigned distance = 16; distance > 0; distance /= 2) {
+            best = max(best, __shfl_xor_sync(kFullMask, best, distance));
+        }
+        if (lane == 0) maxima[blockIdx.x] = best;
+    }
+}
+
+// The main pass's threshold from the group maxima, shared by the block
+// (every thread of a block of kThreads calls it, once): the maxima are
+// copied to shared memory, and each non-empty one's rank is the number of
+// maxima above it (no sort, no shuffle chain: kSeedGroups broadcast reads
+// a thread); the one of rank m - 1 writes itself less one to *shared (none
+// does when fewer than m groups had a tile: 0, every key passes). The
+// maxima are real elements with distinct indices (the groups' tiles are
+// disjoint), so m distinct elements lie at or above their m-th largest:
+// every one of the array's top m has a key above it less one, for any
+// input. On random data the m-th of G maxima of groups of S / G sample
+// floats is about the (1 - x G / S) quantile, x the m-th largest of G
+// exponential draws: for k = 1 the sample's maximum (n / S keys pass), for
+// k = 32 and G = 128 about 1.2 times the sample's own m-th (n m / S), for
+// G = 32 about 4 times.
+template <unsigned kSeedGroups, unsigned kThreads>
+__device__ Key seed_from_maxima(const Key* maxima, unsigned m, Key (&shared_maxima)[kSeedGroups], Key* shared) {
+    static_assert(kSeedGroups >= 32 && kSeedGroups <= kMaxSeedGroups, "groups: 32 to kMaxSeedGroups");
+    if (threadIdx.x == 0) *shared = kEmptyKey;
+    for (unsigned g = threadIdx.x; g < kSeedGroups; g += kThreads) shared_maxima[g] = maxima[g];
+    __syncthreads();
+    for (unsigned g = threadIdx.x; g < kSeedGroups; g += kThreads) {
+        const Key key = shared_maxima[g];
+        if (key == kEmptyKey) continue;
+        unsigned rank = 0;
+#pragma unroll 1
+        for (unsigned j = 0; j < kSeedGroups; ++j) rank += shared_maxima[j] > key ? 1u : 0u;
+        if (rank == m - 1) *shared = key - 1;
+    }
+    __syncthreads();
+    const Key seed = *shared;
+    __syncthreads();  // read by every thread before the selection reuses *shared
+    return seed;
+}
+
+// The blocks an SM that a main pass seeded by group maxima asks ptxas for
+// (its launch bounds' minimum; 0: none asked, as the unseeded kernels): the
+// unseeded shapes' own count, so that the seed costs no block an SM (ptxas,
+// 2026-11-26: 8 warps x 2 float4 a lane 48 registers, 5 blocks of 256;
+// x 4, 57: 4; with Selection::rank the seed took 8 x 2 to 60: 4).
+template <unsigned kWarps, unsigned kVectors>
+constexpr unsigned kSeededMinBlocks = kWarps != 8 ? 0 : kVectors <= 2 ? 5 : kVectors <= 4 ? 4 : 0;
+
 // The main pass: `seed` holds the pre-pass's threshold (0 when there was
 // none: every key beats it). kWarps warps a block, kVectors float4 a lane
 // per tile, each warp taking tiles warp, warp + all warps, ...
@@ -208,8 +328,13 @@ __device__ void filter_against_threshold(const float (&items)[kItems], std::size
 // launch, Overlap::main_pass and all): a warp loads its first tile, then
 // waits for the pre-pass to finish before it reads the seed or a counter
 // (zeroed before the pre-pass ran).
-template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass, Selection kSelection>
-__global__ void __launch_bounds__(kWarps * 32)
+//
+// kSeedGroups > 0 (the group-maxima pre-pass, launch_group_maxima): `seed`
+// is instead kSeedGroups keys, each the largest of one group of the
+// sample, and the threshold is the m-th largest of them, less one (see
+// seed_from_maxima).
+template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass, Selection kSelection, unsigned kSeedGroups = 0>
+__global__ void __launch_bounds__(kWarps * 32, kSeedGroups > 0 ? kSeededMinBlocks<kWarps, kVectors> : 0)
     threshold_filter_kernel(const float* values, std::size_t count, bool aligned, unsigned m, const Key* seed,
                             Candidates c, float* out_values, int* out_indices) {
     constexpr unsigned kItems = 4 * kVectors;
@@ -219,6 +344,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     __shared__ Key shared_bound;
     __shared__ bool last_block;
     __shared__ warp_scan::MaybeRankShared<kSelection != Selection::merge> rank_shared;  // 4 KB for rank, else none
+    __shared__ Key seed_maxima[kSeedGroups > 0 ? kSeedGroups : 1];  // the group maxima, when kSeedGroups > 0
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
 
@@ -233,7 +359,12 @@ __global__ void __launch_bounds__(kWarps * 32)
 
     warp_scan::WarpList w;
     w.list = kEmptyKey;
-    w.threshold = *seed;
+    if constexpr (kSeedGroups == 0) {
+        (void)seed_maxima;
+        w.threshold = *seed;
+    } else {
+        w.threshold = seed_from_maxima<kSeedGroups, kWarps * 32>(seed, m, seed_maxima, &shared_bound);
+    }
     w.rank = m - 1;
     warp_scan::update_lowest(w);
 
@@ -275,16 +406,11 @@ void check_arguments(std::size_t n, int k) {
 
 // Blocks of the main pass: as many as fit on the GPU at once, no more than
 // there are warp tiles for.
-template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass, Selection kSelection>
+template <unsigned kWarps, unsigned kVectors, bool kAfterPrePass, Selection kSelection, unsigned kSeedGroups = 0>
 unsigned filter_blocks(std::size_t n) {
     return warp_scan::resident_blocks<kWarps, kVectors>(
-        threshold_filter_kernel<kWarps, kVectors, kAfterPrePass, kSelection>, n, 0);
+        threshold_filter_kernel<kWarps, kVectors, kAfterPrePass, kSelection, kSeedGroups>, n, 0);
 }
-
-// The pre-pass's shape: warp_top_k.cuh's fastest for k = 1.
-constexpr unsigned kSampleWarps = 16;
-constexpr unsigned kSampleVectors = 4;
-constexpr unsigned kSampleMinBlocks = 1;
 
 // The workspace: the counters (appended, list_count: 8 bytes), warp_top_k's
 // header (its tickets: this pass's and the pre-pass's; its slots: the
@@ -329,6 +455,27 @@ Candidates candidates_of(void* workspace, std::size_t n) {
                       reinterpret_cast<unsigned*>(bytes) + 1, h.ticket};
 }
 
+// The group-maxima pre-pass (group_maxima_kernel): kSeedGroups blocks over
+// kSampleTiles tiles of 512 floats spread evenly over the array as
+// launch_sample_pass spreads them, or over every tile when the array has
+// fewer than 2 kSampleTiles; block 0 zeroes the `zeroed_words` words at
+// `zeroed`. Always a plain launch: it must not overlap the kernel before
+// it (the previous call's main pass, whose last block still reads the
+// counters it zeroes).
+template <unsigned kSeedGroups>
+void launch_group_maxima(const float* values, std::size_t n, bool aligned, unsigned sample_tiles, Key* maxima,
+                         unsigned* zeroed, unsigned zeroed_words) {
+    const std::size_t tiles = warp_scan::tile_count<kSampleVectors>(n);
+    warp_scan::TileWalk walk{tiles, 1, 0};
+    if (sample_tiles > 0 && tiles >= 2 * std::size_t{sample_tiles}) {
+        const std::size_t step = tiles / sample_tiles;
+        walk = warp_scan::TileWalk{sample_tiles, step, step - 1};
+    }
+    group_maxima_kernel<kSeedGroups>
+        <<<kSeedGroups, kGroupWarps * 32>>>(values, n, aligned, walk, maxima, zeroed, zeroed_words);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+}
+
 // The main pass's last block alone (the bench's timing breakdown): one
 // block selects again from the candidates a finished call left.
 template <unsigned kWarps, Selection kSelection>
@@ -362,12 +509,15 @@ enum class Overlap {
     all,
 };
 
-/// The workspace for n elements and k <= 32 results (0 when n = 0 or k = 0).
+/// The workspace for n elements and k <= 32 results (0 when n = 0 or k = 0):
+/// the counters, the header, the lists, the buffer, then kMaxSeedGroups
+/// keys for the group-maxima pre-pass's maxima.
 template <unsigned kWarps, unsigned kVectors>
 std::size_t top_k_workspace_bytes(std::size_t n, int k) {
     check_arguments(n, k);
     if (n == 0 || k == 0) return 0;
-    return kCounterBytes + warp_scan::kHeaderBytes + (list_slots<kWarps, kVectors>(n) * 32 + kCapacity) * sizeof(Key);
+    return kCounterBytes + warp_scan::kHeaderBytes +
+           (list_slots<kWarps, kVectors>(n) * 32 + kCapacity + kMaxSeedGroups) * sizeof(Key);
 }
 
 /// lesson11::top_k's contract for k <= 32: the main pass with kWarps warps
@@ -381,10 +531,18 @@ std::size_t top_k_workspace_bytes(std::size_t n, int k) {
 ///
 /// kSelection: how the last blocks select (see Selection).
 ///
+/// kSeedGroups > 0: the group-maxima pre-pass instead (group_maxima_kernel:
+/// kSeedGroups blocks, each the largest key of its share of the same
+/// sample, the main pass's threshold the m-th largest of those, less one;
+/// block 0 zeroes the counters): one launch before the main pass instead
+/// of a memset and a pre-pass with a ticket and a last block. Overlap::all
+/// is then main_pass's (nothing to zero before it); rank_and_rank_seed is
+/// rank's (no pre-pass last block).
+///
 /// after_pre_pass (the bench's timing breakdown, Overlap::none only): an
 /// event recorded between the pre-pass and the main pass.
 template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles, Overlap kOverlap = Overlap::none,
-          Selection kSelection = Selection::merge>
+          Selection kSelection = Selection::merge, unsigned kSeedGroups = 0>
 void top_k(const float* values, std::size_t n, int k, float* out_values, int* out_indices, void* workspace,
            std::size_t workspace_bytes, cudaEvent_t after_pre_pass = nullptr) {
     check_arguments(n, k);
@@ -401,6 +559,29 @@ void top_k(const float* values, std::size_t n, int k, float* out_values, int* ou
     const bool aligned = reinterpret_cast<std::uintptr_t>(values) % sizeof(float4) == 0;
     // The main pass's kernel: rank_and_rank_seed's is rank's.
     constexpr Selection kMain = kSelection == Selection::merge ? Selection::merge : Selection::rank;
+    if constexpr (kSeedGroups > 0) {
+        // The counters (appended, list_count) and the main pass's ticket, the
+        // first words of the header: zeroed by the pre-pass's block 0.
+        constexpr unsigned kGroupZeroedWords = (kCounterBytes + warp_scan::kTicketBytes) / sizeof(unsigned);
+        Key* const maxima = c.keys + kCapacity;  // the maxima: after the buffer
+        launch_group_maxima<kSeedGroups>(values, n, aligned, kSampleTiles, maxima, static_cast<unsigned*>(workspace),
+                                         kGroupZeroedWords);
+        if (after_pre_pass != nullptr) COURSE_CUDA_CHECK(cudaEventRecord(after_pre_pass));
+#ifndef __CUDACC_EMULATOR__
+        if constexpr (kOverlap != Overlap::none) {
+            warp_scan::launch_overlapped(threshold_filter_kernel<kWarps, kVectors, true, kMain, kSeedGroups>,
+                                         filter_blocks<kWarps, kVectors, true, kMain, kSeedGroups>(n), kWarps * 32,
+                                         values, n, aligned, m, static_cast<const Key*>(maxima), c, out_values,
+                                         out_indices);
+            return;
+        }
+#endif
+        threshold_filter_kernel<kWarps, kVectors, false, kMain, kSeedGroups>
+            <<<filter_blocks<kWarps, kVectors, false, kMain, kSeedGroups>(n), kWarps * 32>>>(
+                values, n, aligned, m, maxima, c, out_values, out_indices);
+        COURSE_CUDA_CHECK(cudaGetLastError());
+        return;
+    }
     constexpr std::size_t kZeroedWords = (kCounterBytes + warp_scan::kHeaderBytes) / sizeof(unsigned);
     static_assert(kZeroedWords <= kZeroThreads, "one word a thread");
     // (On the emulator the zeroing kernel and the pre-pass are launched, plainly.)

@@ -128,15 +128,24 @@ std::string overlap_label(lesson11::sampled_threshold::Overlap overlap) {
     return "";
 }
 
+// What a sampled-threshold row's label says of its pre-pass.
+std::string groups_label(unsigned seed_groups) {
+    if (seed_groups == 0) return "";
+    return " (m-th of " + std::to_string(seed_groups) + " group maxima: one launch, no memset, no ticket)";
+}
+
 // A row for the sampled-threshold candidate (threshold_top_k.cuh, k <= 32
 // only): its threshold from a pre-pass over kSampleTiles tiles of 512
 // floats, then the main pass with kWarps warps a block and kVectors float4
 // a lane per tile (kOverlap: how far its launches overlap, programmatic
 // dependent launch; kSelection: how its last blocks select), checked like
 // the others.
+// (kSeedGroups > 0: the group-maxima pre-pass, kSeedGroups blocks whose
+// maxima the main pass's blocks select from, no memset, no pre-pass ticket.)
 template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles,
           lesson11::sampled_threshold::Overlap kOverlap = lesson11::sampled_threshold::Overlap::none,
-          lesson11::sampled_threshold::Selection kSelection = lesson11::sampled_threshold::Selection::merge>
+          lesson11::sampled_threshold::Selection kSelection = lesson11::sampled_threshold::Selection::merge,
+          unsigned kSeedGroups = 0>
 void add_sampled_threshold_row(course::Bench& bench, int k, const std::vector<Pair>& expected,
                                const std::vector<course::DeviceBuffer<float>>& values,
                                course::DeviceBuffer<float>& out_values, course::DeviceBuffer<int>& out_indices,
@@ -145,11 +154,12 @@ void add_sampled_threshold_row(course::Bench& bench, int k, const std::vector<Pa
     const std::size_t workspace_bytes = lesson11::sampled_threshold::top_k_workspace_bytes<kWarps, kVectors>(count, k);
     course::DeviceBuffer<unsigned char> workspace(workspace_bytes);
     const auto run = [&](int s) {
-        lesson11::sampled_threshold::top_k<kWarps, kVectors, kSampleTiles, kOverlap, kSelection>(
+        lesson11::sampled_threshold::top_k<kWarps, kVectors, kSampleTiles, kOverlap, kSelection, kSeedGroups>(
             values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(), workspace_bytes);
     };
     add_top_k_row(bench,
-                  "candidate sampled threshold, a sample of " + std::to_string(kSampleTiles) + " x 512 floats, then " +
+                  "candidate sampled threshold, a sample of " + std::to_string(kSampleTiles) + " x 512 floats" +
+                      groups_label(kSeedGroups) + ", then " +
                       overlap_label(kOverlap) + std::to_string(kWarps) + " warps x " +
                       std::to_string(kVectors) + " float4/lane" + selection_label(kSelection) + " (k = " +
                       std::to_string(k) + ")",
@@ -176,7 +186,10 @@ __global__ void empty_kernel() {}
 // beside it), the candidates, and the host's time for the workspace's
 // size (the block counts' occupancy queries, cached) and for one uncached
 // occupancy query (each top_k call made about 7 before they were cached).
-template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles, lesson11::sampled_threshold::Selection kSelection>
+// kSeedGroups > 0: the group-maxima pre-pass (its one launch, no memset,
+// is the "pre-pass" time).
+template <unsigned kWarps, unsigned kVectors, unsigned kSampleTiles, lesson11::sampled_threshold::Selection kSelection,
+          unsigned kSeedGroups = 0>
 void print_breakdown(int k, const std::vector<Pair>& expected, const std::vector<course::DeviceBuffer<float>>& values,
                      course::DeviceBuffer<float>& out_values, course::DeviceBuffer<int>& out_indices) {
     namespace st = lesson11::sampled_threshold;
@@ -194,7 +207,7 @@ void print_breakdown(int k, const std::vector<Pair>& expected, const std::vector
     };
     const auto run = [&](int s) {
         COURSE_CUDA_CHECK(cudaEventRecord(events[0]));
-        st::top_k<kWarps, kVectors, kSampleTiles, st::Overlap::none, kSelection>(
+        st::top_k<kWarps, kVectors, kSampleTiles, st::Overlap::none, kSelection, kSeedGroups>(
             values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(), workspace_bytes,
             events[1]);
         COURSE_CUDA_CHECK(cudaEventRecord(events[2]));
@@ -241,11 +254,13 @@ void print_breakdown(int k, const std::vector<Pair>& expected, const std::vector
     }
     const double query_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kHostCalls;
-    std::printf("breakdown, sampled threshold %u x 512 sample, %u warps x %u float4/lane%s (k = %d), medians of %d: "
-                "memset + pre-pass %.4f ms, main pass %.4f ms, whole %.4f ms; last block's selection alone %.4f ms "
+    std::printf("breakdown, sampled threshold %u x 512 sample%s, %u warps x %u float4/lane%s (k = %d), medians of %d: "
+                "%s %.4f ms, main pass %.4f ms, whole %.4f ms; last block's selection alone %.4f ms "
                 "(an empty launch %.4f ms%s%s); candidates %u in the buffer + %u lists; host: workspace size %.2f us "
                 "a call, one uncached occupancy query %.2f us\n",
-                kSampleTiles, kWarps, kVectors, selection_label(kSelection).c_str(), k, kRuns, pre_pass, main_pass,
+                kSampleTiles, groups_label(kSeedGroups).c_str(), kWarps, kVectors, selection_label(kSelection).c_str(),
+                k, kRuns, kSeedGroups == 0 ? "memset + pre-pass" : "group-maxima pre-pass (zeroing in it)", pre_pass,
+                main_pass,
                 whole, selection, empty, wrong.empty() ? "" : "; its answer WRONG: ", wrong.c_str(),
                 candidates.appended, candidates.lists, cached_us, query_us);
     (void)sink;
@@ -418,10 +433,36 @@ int main(int argc, char** argv) {
                 bench, k, expected, values, out_values, out_indices, bytes);
             add_sampled_threshold_row<8, 2, 512, Overlap::all, Selection::rank_and_rank_seed>(
                 bench, k, expected, values, out_values, out_indices, bytes);
+            // The prologue (~26-30 us of memset + pre-pass on 2026-11-26's
+            // H100 for a 4 MB sample) cut to one launch: the group-maxima
+            // pre-pass (kSeedGroups blocks of 16 warps, each writing the
+            // largest key of its share of the sample; block 0 zeroes the
+            // counters), the main pass's blocks taking the m-th largest of
+            // the maxima as their threshold. No memset, no pre-pass ticket,
+            // list merges or last block. 128 groups: for k = 32 ~1.2 times
+            // the candidates of the sample's exact m-th; 32 groups: ~4
+            // times, a cheaper seed per block. Samples of 2^19 to 2^21.
+            add_sampled_threshold_row<8, 2, 2048, Overlap::none, Selection::rank, 128>(bench, k, expected, values,
+                                                                                       out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 2048, Overlap::none, Selection::merge, 128>(bench, k, expected, values,
+                                                                                        out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 2048, Overlap::main_pass, Selection::rank, 128>(
+                bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 1024, Overlap::main_pass, Selection::rank, 128>(
+                bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 4096, Overlap::main_pass, Selection::rank, 128>(
+                bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 2, 2048, Overlap::main_pass, Selection::rank, 32>(
+                bench, k, expected, values, out_values, out_indices, bytes);
+            add_sampled_threshold_row<8, 4, 2048, Overlap::main_pass, Selection::rank, 128>(
+                bench, k, expected, values, out_values, out_indices, bytes);
             // Where the time goes (printed, not a row).
             print_breakdown<8, 2, 2048, Selection::merge>(k, expected, values, out_values, out_indices);
             print_breakdown<8, 2, 2048, Selection::rank_and_rank_seed>(k, expected, values, out_values, out_indices);
             print_breakdown<8, 2, 1024, Selection::rank_and_rank_seed>(k, expected, values, out_values, out_indices);
+            print_breakdown<8, 2, 2048, Selection::rank, 128>(k, expected, values, out_values, out_indices);
+            print_breakdown<8, 2, 1024, Selection::rank, 128>(k, expected, values, out_values, out_indices);
+            print_breakdown<8, 2, 2048, Selection::rank, 32>(k, expected, values, out_values, out_indices);
         }
 
         const auto check_thrust = [&]() -> std::string {
