@@ -681,25 +681,26 @@ __device__ std::size_t tile_index(std::size_t base, unsigned item) {
     return base + (static_cast<std::size_t>(item / 4) * 32 + threadIdx.x % 32) * 4 + item % 4;
 }
 
+// This lane's floats of the warp tile at `base`: a float4 per vector when
+// the array is 16-byte aligned and the tile whole, else the floats in the
+// array one at a time (0 past its end).
 template <unsigned kTileItems>
 __device__ void load_tile(const float* values, std::size_t count, bool aligned, std::size_t base,
                           float (&items)[kTileItems]) {
-    if (aligned && base + 32 * kTileItems <= count) {
-        const float4* vectors = reinterpret_cast<const float4*>(values + base);
+    const bool whole = aligned && base + 32 * kTileItems <= count;
 #pragma unroll
-        for (unsigned v = 0; v < kTileItems / 4; ++v) {
-            const float4 vector = vectors[v * 32 + threadIdx.x % 32];
+    for (unsigned v = 0; v < kTileItems / 4; ++v) {
+        const std::size_t first = tile_index(base, 4 * v);
+        if (whole) {
+            const float4 vector = *reinterpret_cast<const float4*>(values + first);
             items[4 * v] = vector.x;
             items[4 * v + 1] = vector.y;
             items[4 * v + 2] = vector.z;
             items[4 * v + 3] = vector.w;
-        }
-        return;
-    }
+        } else {
 #pragma unroll
-    for (unsigned item = 0; item < kTileItems; ++item) {
-        const std::size_t i = tile_index(base, item);
-        items[item] = in_array(i, count) ? values[i] : 0.0f;
+            for (unsigned j = 0; j < 4; ++j) items[4 * v + j] = in_array(first + j, count) ? values[first + j] : 0.0f;
+        }
     }
 }
 
