@@ -45,8 +45,9 @@
 ///    valid bound for any input, and from its first tile on a warp rejects
 ///    all but about m / (sample size) of the keys: for k = 32 the ~155 keys
 ///    a warp merged in its first two tiles become a few. The pre-pass's
-///    own slots are apart (Header says why). threshold_top_k.cuh uses the
-///    same pre-pass in front of a simpler main pass.
+///    own slots are apart (Header says why). The reference's own path for
+///    k <= 32 (a sampled threshold, solutions/11-top-k/top_k.cu) samples
+///    the array the same way, in front of a simpler main pass.
 ///
 /// Why lists of 32 for every k <= 32: a list holds its warp's true best m
 /// keys in lanes 0..m-1, and real, distinct elements of the warp below them,
@@ -163,94 +164,6 @@ __device__ Key sort_across_lanes(Key key) {
     }
     return key;
 }
-
-// The last blocks' selection over keys in L2 (threshold_top_k.cuh's
-// candidates, the pre-pass's block lists): key_at(j) for j < total, real
-// keys and kEmptyKey. Every thread of a block of kWarps warps calls these.
-constexpr unsigned kSelectInFlight = 8;  // loads from L2 issued before the first is used
-
-// Calls use(key) for each of the keys, thread t taking t, t + the block's
-// threads, ..., kSelectInFlight loads in flight.
-template <unsigned kWarps, class KeyAt, class Use>
-__device__ void for_each_key(unsigned total, const KeyAt& key_at, const Use& use) {
-    constexpr unsigned kThreads = kWarps * 32;
-    for (unsigned first = threadIdx.x; first < total; first += kSelectInFlight * kThreads) {
-        Key batch[kSelectInFlight];
-#pragma unroll
-        for (unsigned j = 0; j < kSelectInFlight; ++j) {
-            const unsigned i = first + j * kThreads;
-            batch[j] = i < total ? key_at(i) : kEmptyKey;
-        }
-#pragma unroll
-        for (unsigned j = 0; j < kSelectInFlight; ++j) use(batch[j]);
-    }
-}
-
-// A bound for the top m (m <= 32) of the keys: each thread's largest; the
-// m-th largest of those (m distinct keys at or above it; kEmptyKey when
-// fewer than m threads have a key), the same in every thread. Uses
-// shared_lists (a list a warp) and *shared_bound.
-template <unsigned kWarps, class KeyAt>
-__device__ Key block_bound(unsigned total, unsigned m, const KeyAt& key_at, Key (*shared_lists)[32],
-                           Key* shared_bound) {
-    Key largest = kEmptyKey;
-    for_each_key<kWarps>(total, key_at, [&](Key key) { largest = max(largest, key); });
-    const Key best = merge_block_lists<kWarps>(sort_across_lanes(largest), shared_lists);
-    if (threadIdx.x / 32 == 0 && threadIdx.x % 32 == m - 1) *shared_bound = best;
-    __syncthreads();  // and every warp is done with shared_lists before they are reused
-    return *shared_bound;
-}
-
-// Selection by rank: the keys at or above block_bound's bound (on random
-// candidates a few more than m: the top m and a few of their neighbours)
-// are gathered in shared memory, and each one's rank is the number of
-// gathered keys above it (the keys are distinct): emit(rank, key) for the
-// m of rank below m, in any order, by any thread. No sort, no merge, two
-// barriers besides the bound's. Returns false, having emitted nothing,
-// when more than kRankCapacity keys reach the bound (an unlucky input):
-// the caller then selects otherwise, with `bound`.
-constexpr unsigned kRankCapacity = 512;
-struct RankShared {
-    Key gathered[kRankCapacity];
-    Key bound;
-    unsigned count;
-};
-
-template <unsigned kWarps, class KeyAt, class Emit>
-__device__ bool select_by_rank(unsigned total, unsigned m, const KeyAt& key_at, Key (*shared_lists)[32],
-                               RankShared& s, Key& bound, const Emit& emit) {
-    constexpr unsigned kThreads = kWarps * 32;
-    if (threadIdx.x == 0) s.count = 0;  // before block_bound's barriers
-    bound = block_bound<kWarps>(total, m, key_at, shared_lists, &s.bound);
-    const Key lowest = max(bound, Key{1});  // never an empty key
-    for_each_key<kWarps>(total, key_at, [&](Key key) {
-        if (key < lowest) return;
-        const unsigned slot = atomicAdd(&s.count, 1u);
-        if (slot < kRankCapacity) s.gathered[slot] = key;
-    });
-    __syncthreads();
-    const unsigned gathered = s.count;
-    if (gathered > kRankCapacity) return false;  // the same in every thread
-    for (unsigned i = threadIdx.x; i < gathered; i += kThreads) {
-        const Key key = s.gathered[i];
-        unsigned rank = 0;
-        for (unsigned j = 0; j < gathered; ++j) rank += s.gathered[j] > key ? 1u : 0u;
-        if (rank < m) emit(rank, key);
-    }
-    return true;
-}
-
-// A kernel's shared memory for select_by_rank when kRank, else nothing
-// (the kernel as it was without it).
-template <bool kRank>
-struct MaybeRankShared {
-    __device__ RankShared* get() { return nullptr; }
-};
-template <>
-struct MaybeRankShared<true> {
-    RankShared shared;
-    __device__ RankShared* get() { return &shared; }
-};
 
 // Merges the first `filled` keys of this warp's staging slots (the rest
 // are empty) into the list, in one step: sorted, then merged as two lists
@@ -370,26 +283,6 @@ __device__ void filter_tile(const float (&items)[kItems], std::size_t base, std:
     }
 }
 
-// Programmatic dependent launch (Hopper, sm_90; threshold_top_k.cuh's
-// overlapped rows): a grid launched with the stream-serialization attribute
-// may start once every block of the grid before it has called
-// allow_dependent_grids (or exited), and must call wait_for_prior_grid
-// before it touches anything that grid writes: the wait returns once that
-// grid has finished and its writes are visible. Both are no-ops where no
-// such launch is pending, and on the emulator (whose stream runs launches
-// one after the other, so there is nothing to overlap or wait for).
-__device__ void allow_dependent_grids() {
-#if !defined(__CUDACC_EMULATOR__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
-__device__ void wait_for_prior_grid() {
-#if !defined(__CUDACC_EMULATOR__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
 // The seed: the m-th largest of the lanes' maxima over the first tile, less
 // one (a key must beat the threshold, and the seed's own must get in).
 template <unsigned kItems>
@@ -427,12 +320,7 @@ struct Answer {
 // The whole top-k in one launch. `lists` holds gridDim.x lists of 32 keys,
 // `ticket` counts the blocks done and `slots` are the grid's m slots of
 // the shared bound (0, or seeded by a pre-pass, at launch).
-//
-// kSeedByRank (the pre-pass only): its last block finds the sample's m-th
-// key by select_by_rank over the blocks' lists instead of merging them
-// (threshold_top_k.cuh's Selection::rank rows); the merges when more than
-// kRankCapacity keys reach select_by_rank's bound.
-template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocksPerSm, bool kSeedByRank = false>
+template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocksPerSm>
 __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     warp_top_k_kernel(const float* values, std::size_t count, bool aligned, unsigned m, TileWalk walk, Key* lists,
                       unsigned* ticket, Key* slots, Answer answer) {
@@ -441,13 +329,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     __shared__ Key shared_lists[kWarps][32];
     __shared__ Key staged[kWarps][32];  // each warp's staging slots (filter_tile)
     __shared__ bool last_block;
-    __shared__ MaybeRankShared<kSeedByRank> rank_shared;
     const unsigned lane = threadIdx.x % 32;
     const unsigned warp = threadIdx.x / 32;
-    // A main pass launched to overlap this one (threshold_top_k.cuh) may
-    // start its blocks now: it waits for this grid before it reads the seed.
-    allow_dependent_grids();
-
     WarpList w;
     w.list = kEmptyKey;
     w.threshold = kEmptyKey;
@@ -471,10 +354,6 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
         load_tile(values, count, aligned, tile_base(tile), even);
         if (tile + warps < tiles) load_tile(values, count, aligned, tile_base(tile + warps), odd);
     }
-    // A pre-pass launched to overlap the kernel that zeroes its slots and
-    // ticket (threshold_top_k.cuh, Overlap::all) waits for it here, with its
-    // first loads out and before it reads a slot; a no-op otherwise.
-    wait_for_prior_grid();
     if (tile < tiles) {
         seen_even = seen_slot.load(cuda::memory_order_relaxed);
         if (tile + warps < tiles) seen_odd = seen_slot.load(cuda::memory_order_relaxed);
@@ -508,22 +387,6 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocksPerSm)
     // w + kWarps, ... (a list none of whose keys beats this warp's m-th
     // cannot change its best m), then the block's warps merge theirs.
     __threadfence();
-    if constexpr (kSeedByRank) {
-        if (answer.seed_slots != nullptr) {
-            // The key of rank m - 1 among the lists' is the sample's m-th.
-            const auto key_at = [&](unsigned j) { return __ldcg(&lists[j]); };
-            const auto emit = [&](unsigned rank, Key key) {
-                if (rank != m - 1) return;
-                for (unsigned slot = 0; slot < m; ++slot) answer.seed_slots[slot] = key - 1;
-            };
-            Key bound = kEmptyKey;
-            if (select_by_rank<kWarps>(gridDim.x * 32, m, key_at, shared_lists, *rank_shared.get(), bound, emit)) {
-                return;
-            }
-        }
-    } else {
-        (void)rank_shared;
-    }
     // The lists come from L2: kInFlight of them are loaded before any is
     // merged, so a warp waits about one L2 latency per kInFlight lists, not
     // one per list (some 33 lists a warp for 2^26 floats).
@@ -581,7 +444,6 @@ void check_arguments(std::size_t n, int k) {
 struct Residency {
     int per_sm;
     int sm_count;
-    int threads_per_sm;  // the device's most resident threads an SM
 };
 
 template <class Kernel>
@@ -593,9 +455,8 @@ Residency residency(Kernel kernel, unsigned threads) {
     static std::map<decltype(key), Residency> known;
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto found = known.find(key); found != known.end()) return found->second;
-    Residency r{0, 0, 0};
+    Residency r{0, 0};
     COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&r.sm_count, cudaDevAttrMultiProcessorCount, device));
-    COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&r.threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
     COURSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, kernel, static_cast<int>(threads), 0));
     known.emplace(key, r);
     return r;
@@ -615,8 +476,7 @@ unsigned wave_blocks(std::size_t n, unsigned blocks_per_sm, int sm_count) {
 // Blocks of a launch of `kernel`, kWarps warps a block and a warp tile of
 // kVectors float4 a lane, over n floats: as many as fit on the GPU at once
 // (the occupancy API, capped at max_per_sm per SM when that is not 0), and
-// no more than there are warp tiles for. (threshold_top_k.cuh's main pass
-// is sized by it too.)
+// no more than there are warp tiles for.
 template <unsigned kWarps, unsigned kVectors, class Kernel>
 unsigned resident_blocks(Kernel kernel, std::size_t n, unsigned max_per_sm) {
     const Residency r = residency(kernel, kWarps * 32);
@@ -663,41 +523,16 @@ std::size_t tile_count(std::size_t n) {
     return (n + kTile - 1) / kTile;
 }
 
-#ifndef __CUDACC_EMULATOR__
-// kernel<<<blocks, threads>>>(args...) on the default stream with
-// programmatic dependent launch (allow_dependent_grids says when it may
-// start): the kernel must wait_for_prior_grid before it touches anything the
-// kernel before it writes. GPU only (the emulator has no cudaLaunchKernelEx;
-// its launches run one after the other).
-template <class... Params, class... Args>
-void launch_overlapped(void (*kernel)(Params...), unsigned blocks, unsigned threads, Args... args) {
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(threads);
-    config.dynamicSmemBytes = 0;
-    config.stream = nullptr;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    COURSE_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
-}
-#endif
-
 // The pre-pass (see top_k): when the array has at least 2 sample_tiles
 // tiles, finds the m-th largest key of sample_tiles of them spread evenly
 // over the array and writes it, less one, to h.slots[0, m), and returns
 // true. Else leaves the slots as they are and returns false (no launch).
 // One tile a warp, at most max_blocks blocks (the lists the workspace has
 // room for). Uses h.sample_ticket, h.sample_slots and the first lists;
-// h.ticket and h.sample_ticket must be 0 (or zeroed by the kernel before it
-// in the stream, when `overlap`: launched with programmatic dependent launch,
-// the pre-pass waits for that kernel before it reads or writes them; GPU
-// only, a plain launch on the emulator).
-template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocks, bool kSeedByRank = false>
+// h.ticket and h.sample_ticket must be 0.
+template <unsigned kWarps, unsigned kVectors, unsigned kMinBlocks>
 bool launch_sample_pass(const float* values, std::size_t n, bool aligned, unsigned m, unsigned sample_tiles,
-                        unsigned max_blocks, const Header& h, bool overlap = false) {
+                        unsigned max_blocks, const Header& h) {
     const std::size_t tiles = tile_count<kVectors>(n);
     if (sample_tiles == 0 || tiles < 2 * std::size_t{sample_tiles}) return false;
     // Sample tile t is the last of the t-th step of tiles, so the sample
@@ -706,17 +541,7 @@ bool launch_sample_pass(const float* values, std::size_t n, bool aligned, unsign
     const std::size_t step = tiles / sample_tiles;
     const TileWalk sample{sample_tiles, step, step - 1};
     const unsigned blocks = std::min(max_blocks, (sample_tiles + kWarps - 1) / kWarps);
-#ifndef __CUDACC_EMULATOR__
-    if (overlap) {
-        launch_overlapped(warp_top_k_kernel<kWarps, kVectors, kMinBlocks, kSeedByRank>, blocks, kWarps * 32, values, n,
-                          aligned, m,
-                          sample, h.lists, h.sample_ticket, h.sample_slots, Answer{nullptr, nullptr, h.slots});
-        return true;
-    }
-#else
-    (void)overlap;
-#endif
-    warp_top_k_kernel<kWarps, kVectors, kMinBlocks, kSeedByRank><<<blocks, kWarps * 32>>>(
+    warp_top_k_kernel<kWarps, kVectors, kMinBlocks><<<blocks, kWarps * 32>>>(
         values, n, aligned, m, sample, h.lists, h.sample_ticket, h.sample_slots, Answer{nullptr, nullptr, h.slots});
     COURSE_CUDA_CHECK(cudaGetLastError());
     return true;
