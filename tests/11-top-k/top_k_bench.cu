@@ -3,16 +3,15 @@
 // in shared memory, filtered against a threshold with the next chunk's
 // loads in flight, the blocks' sorted lists merged pairwise), the earlier
 // reference (earlier_top_k.cuh: the same selection without the prefetch,
-// merged by sorting), for k <= 32 the candidates of warp_top_k.cuh (a warp
-// per slice with its list in registers and no block barrier in the loop,
-// one launch; issue #22) in two shapes, unseeded and with their bound
-// seeded by a pre-pass over an evenly spread sample (the reference's own
-// path for k <= 32, a sampled threshold, is its top_k row: the candidate
-// of threshold_top_k.cuh that the 2026-11-26 H100 run chose, group-maxima
-// pre-pass, 2048 x 512 sample, 8 warps x 2 float4, plain launches, last
-// block by rank), and sorting everything and keeping the first k:
+// merged by sorting), and sorting everything and keeping the first k:
 // cub::DeviceRadixSort::SortPairsDescending of (value, index) pairs, and
-// thrust::stable_sort_by_key with thrust::greater. Every
+// thrust::stable_sort_by_key with thrust::greater. (The reference's own
+// path for k <= 32, a sampled threshold, is its top_k row: the candidate
+// the 2026-11-26 H100 runs chose among this bench's rows of then,
+// group-maxima pre-pass, 2048 x 512 sample, 8 warps x 2 float4, plain
+// launches, last block by rank. The candidates it beat, a warp scan with
+// its list in registers and the sampled threshold's other shapes, are in
+// the git history of tests/11-top-k/, their numbers on the page.) Every
 // variant's first k pairs must equal the CPU's std::partial_sort before it
 // is timed. Bytes per run are counted as the n floats read once (256 MiB),
 // so the "of copy" column says how close a variant comes to the ceiling of
@@ -23,7 +22,6 @@
 
 #include "cpu_reference.hpp"
 #include "earlier_top_k.cuh"
-#include "warp_top_k.cuh"
 
 #include <course/backend.hpp>
 #include <course/bench.hpp>
@@ -75,34 +73,6 @@ void add_top_k_row(course::Bench& bench, const std::string& label, const std::ve
         return compare_first_k(expected, out_values.download(), out_indices.download());
     };
     bench.add_checked(label, false, check, run, bytes);
-}
-
-// A row for the warp-scan candidate (warp_top_k.cuh, k <= 32 only) with
-// kWarps warps a block, kVectors float4 a lane per tile, at most
-// kBlocksPerSm blocks an SM (0: as many as fit), its bound seeded by a
-// pre-pass over kSampleTiles tiles (0: none), checked like the others.
-template <unsigned kWarps, unsigned kVectors, unsigned kBlocksPerSm, unsigned kSampleTiles = 0>
-void add_warp_scan_row(course::Bench& bench, int k, const std::vector<Pair>& expected,
-                       const std::vector<course::DeviceBuffer<float>>& values, course::DeviceBuffer<float>& out_values,
-                       course::DeviceBuffer<int>& out_indices, double bytes) {
-    const std::size_t count = values[0].size();
-    const std::size_t workspace_bytes =
-        lesson11::warp_scan::top_k_workspace_bytes<kWarps, kVectors, kBlocksPerSm>(count, k);
-    course::DeviceBuffer<unsigned char> workspace(workspace_bytes);
-    const auto run = [&](int s) {
-        lesson11::warp_scan::top_k<kWarps, kVectors, kBlocksPerSm, kSampleTiles>(
-            values[s].data(), count, k, out_values.data(), out_indices.data(), workspace.data(), workspace_bytes);
-    };
-    const std::string blocks =
-        kBlocksPerSm == 0 ? "as many blocks/SM as fit" : "<= " + std::to_string(kBlocksPerSm) + " blocks/SM";
-    const std::string seeded =
-        kSampleTiles == 0 ? ""
-                          : " seeded by a sample of " + std::to_string(kSampleTiles) + " x " +
-                                std::to_string(32 * 4 * kVectors) + " floats";
-    add_top_k_row(bench,
-                  "candidate warp scan" + seeded + ", " + std::to_string(kWarps) + " warps x " +
-                      std::to_string(kVectors) + " float4/lane, " + blocks + " (k = " + std::to_string(k) + ")",
-                  expected, out_values, out_indices, bytes, run);
 }
 
 // The first `count` elements of a device array.
@@ -184,24 +154,6 @@ int main(int argc, char** argv) {
         };
         add_top_k_row(bench, "earlier reference top_k, loads after each barrier (k = " + std::to_string(k) + ")",
                       expected, out_values, out_indices, bytes, run_earlier);
-
-        // Candidates for k <= 32 (issue #22): a warp per slice, no block
-        // barrier in the loop, one launch. The lead keeps the fastest.
-        if (k <= lesson11::warp_scan::kMaxWarpK) {
-            // The two fastest shapes of the 2026-11-26 run (80.0% and 79.3%
-            // of copy for k = 1), now with the grid's bound taken from m
-            // slots of warp maxima; the other three shapes were 68-75%.
-            add_warp_scan_row<8, 8, 2>(bench, k, expected, values, out_values, out_indices, bytes);
-            add_warp_scan_row<16, 4, 1>(bench, k, expected, values, out_values, out_indices, bytes);
-            // The same two, their bound seeded before the pass by the m-th
-            // largest key of an evenly spread sample (2^18 floats, 1/256 of
-            // the array), so that for k = 32 the first tiles no longer
-            // merge ~155 keys a warp; and a smaller sample (2^16 floats),
-            // whose pre-pass is shorter but lets 4 times more keys through.
-            add_warp_scan_row<8, 8, 2, 256>(bench, k, expected, values, out_values, out_indices, bytes);
-            add_warp_scan_row<16, 4, 1, 512>(bench, k, expected, values, out_values, out_indices, bytes);
-            add_warp_scan_row<16, 4, 1, 128>(bench, k, expected, values, out_values, out_indices, bytes);
-        }
 
         const auto check_thrust = [&]() -> std::string {
             run_thrust(0);
