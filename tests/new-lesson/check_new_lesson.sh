@@ -17,7 +17,7 @@ fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
 rm -rf "$SCRATCH"
 mkdir -p "$SCRATCH/common/tools" "$SCRATCH/docs" "$SCRATCH/lessons" "$SCRATCH/solutions" "$SCRATCH/starter" "$SCRATCH/tests"
 cp -r "$ROOT/course" "$ROOT/templates" "$ROOT/cmake" "$ROOT/CMakeLists.txt" "$ROOT/README.md" "$SCRATCH/"
-cp "$ROOT/common/tools/make_mutant.cpp" "$SCRATCH/common/tools/"
+cp "$ROOT/common/tools/make_mutant.cpp" "$ROOT/common/tools/sandbox.sh" "$SCRATCH/common/tools/"
 cp "$ROOT/docs/benchmarks.md" "$SCRATCH/docs/"
 export COURSE_BUILD_DIR="$SCRATCH/build"
 cd "$SCRATCH" || exit 2
