@@ -153,21 +153,13 @@ std::vector<TestResult> read_results(const std::string& tests_path, const std::s
     };
     std::map<std::pair<std::string, std::string>, Outcome> outcome;
     if (!results_path.empty()) {
-        std::istringstream in(read_file(results_path));
-        std::string line;
-        for (int number = 1; std::getline(in, line); ++number) {
-            if (line.empty()) continue;
-            const json::Value row = json::parse(line, results_path, number);
+        for (const json::Value& row : json::parse_lines(read_file(results_path), results_path)) {
             outcome[{row.at("lesson").as_string(), row.at("name").as_string()}] = {
                 row.at("status").as_string(), row.at("reason").as_string(), row.at("output").as_string()};
         }
     }
     std::vector<TestResult> results;
-    std::istringstream list(read_file(tests_path));
-    std::string line;
-    for (int number = 1; std::getline(list, line); ++number) {
-        if (line.empty()) continue;
-        const json::Value entry = json::parse(line, tests_path, number);
+    for (const json::Value& entry : json::parse_lines(read_file(tests_path), tests_path)) {
         TestResult r;
         r.lesson = entry.at("lesson").as_string();
         r.name = entry.at("name").as_string();
@@ -234,11 +226,7 @@ Manifest read_manifest(const std::string& build_dir) {
 // lesson named twice keeps its first message (the staging's, before the build's).
 std::map<std::string, std::string> read_build_status(const std::string& path) {
     std::map<std::string, std::string> errors;
-    std::istringstream in(read_required(path, "the build status"));
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-        if (line.empty()) continue;
-        const json::Value row = json::parse(line, path, number);
+    for (const json::Value& row : json::parse_lines(read_required(path, "the build status"), path)) {
         const std::string& lesson = row.at("lesson").as_string();
         row.at("status").as_string();
         errors.emplace(lesson, row.at("message").as_string());
@@ -463,10 +451,13 @@ std::string csv_field(const std::string& s) {
     return out + "\"";
 }
 
-std::string number(double value) {
-    std::ostringstream out;
-    out << std::setprecision(10) << value;
-    return out.str();
+using json::number;
+
+// Points earned of the most, as the tables and progress lines show them: "3.3/10".
+std::string points_of(double got, double max) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.1f/%g", got, max);
+    return buffer;
 }
 
 std::string flag_line(const Flag& f) {
@@ -768,6 +759,23 @@ void write_prairielearn(std::ostream& out, const Context& ctx, const Student& st
     out << "\n  ]\n}\n";
 }
 
+// The formats of a report; gradescope's and prairielearn's hold one student.
+// score: each student's points as "P/M" on a line (grade-all's progress lines).
+const std::vector<std::string> kFormats = {"table", "json", "junit", "csv", "gradescope", "prairielearn", "score"};
+
+// Writes the report of `students` in `format` (one of kFormats; gradescope
+// and prairielearn: of the first student).
+void write_format(std::ostream& out, const std::string& format, const Context& ctx,
+                  const std::vector<Student>& students) {
+    if (format == "table") write_table(out, ctx, students);
+    else if (format == "json") write_json(out, ctx, students);
+    else if (format == "junit") write_junit(out, ctx, students);
+    else if (format == "csv") write_csv(out, ctx, students);
+    else if (format == "gradescope") write_gradescope(out, ctx, students.front());
+    else if (format == "prairielearn") write_prairielearn(out, ctx, students.front());
+    else for (const Student& st : students) out << points_of(st.points, st.max_points) << "\n";
+}
+
 // A grade's state in the student's progress file (progress.hpp).
 std::string progress_state(const LessonGrade& g) {
     if (g.status == "passed") return "passed";
@@ -806,11 +814,11 @@ bool all_passed(const Student& st) {
     return true;
 }
 
-// Writes FORMAT's report of `students` to the file `path`.
-template <typename Write>
-void write_file(const std::string& path, Write write) {
+// Writes the report of `students` in `format` to the file `path`.
+void write_file(const std::string& path, const std::string& format, const Context& ctx,
+                const std::vector<Student>& students) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    write(out);
+    write_format(out, format, ctx, students);
     if (!out.flush()) throw json::Error("could not write " + path);
 }
 
@@ -819,20 +827,17 @@ void write_file(const std::string& path, Write write) {
 // results.xml (JUnit), and each student's Gradescope and PrairieLearn
 // results.json in gradescope/NAME/ and prairielearn/NAME/.
 void write_gradebook(const std::string& dir, const Context& ctx, const std::vector<Student>& students) {
-    write_file(dir + "/gradebook.txt", [&](std::ostream& out) { write_table(out, ctx, students); });
-    write_file(dir + "/gradebook.csv", [&](std::ostream& out) { write_csv(out, ctx, students); });
-    write_file(dir + "/gradebook.json", [&](std::ostream& out) { write_json(out, ctx, students); });
-    write_file(dir + "/results.xml", [&](std::ostream& out) { write_junit(out, ctx, students); });
+    write_file(dir + "/gradebook.txt", "table", ctx, students);
+    write_file(dir + "/gradebook.csv", "csv", ctx, students);
+    write_file(dir + "/gradebook.json", "json", ctx, students);
+    write_file(dir + "/results.xml", "junit", ctx, students);
     for (const Student& st : students) {
-        for (const char* tool : {"gradescope", "prairielearn"}) {
+        for (const std::string tool : {"gradescope", "prairielearn"}) {
             const std::string folder = dir + "/" + tool + "/" + st.name;
             std::error_code error;
             std::filesystem::create_directories(folder, error);
             if (error) throw json::Error("could not create " + folder + ": " + error.message());
-            write_file(folder + "/results.json", [&](std::ostream& out) {
-                if (std::string(tool) == "gradescope") write_gradescope(out, ctx, st);
-                else write_prairielearn(out, ctx, st);
-            });
+            write_file(folder + "/results.json", tool, ctx, {st});
         }
     }
 }
@@ -1060,21 +1065,15 @@ std::string right(const std::string& text, std::size_t width) {
     return std::string(text.size() < width ? width - text.size() : 0, ' ') + text;
 }
 
-std::string points_of(double got, double max) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.1f/%g", got, max);
-    return buffer;
-}
-
 // The first lesson of `manifest` that `book` has not seen pass and the build
-// runs; empty when every one has passed.
-std::string next_lesson(const Manifest& manifest, const progress::Book& book) {
+// runs; nullptr when every one has passed.
+const Lesson* next_lesson(const Manifest& manifest, const progress::Book& book) {
     for (const Lesson& lesson : manifest.lessons) {
         if (!lesson.skipped.empty()) continue;
         const auto found = book.find(lesson.number);
-        if (found == book.end() || found->second.state != "passed") return lesson.number;
+        if (found == book.end() || found->second.state != "passed") return &lesson;
     }
-    return "";
+    return nullptr;
 }
 
 // `./course status`: each lesson of the build's manifest, its state, tests
@@ -1107,16 +1106,11 @@ void print_status(const Manifest& manifest, const progress::Book& book) {
         row(lesson.number, lesson.title, state, tests, points);
     }
     row("", "total", "", "", points_of(got, max));
-    const std::string next = next_lesson(manifest, book);
-    if (next.empty()) {
+    if (const Lesson* next = next_lesson(manifest, book)) {
+        std::cout << "next: lesson " << next->number << ", " << next->title << " (./course watch " << next->number
+                  << ", or ./course grade " << next->number << ")\n";
+    } else {
         std::cout << "every lesson passed here. Well done.\n";
-        return;
-    }
-    for (const Lesson& lesson : manifest.lessons) {
-        if (lesson.number == next) {
-            std::cout << "next: lesson " << next << ", " << lesson.title << " (./course watch " << next
-                      << ", or ./course grade " << next << ")\n";
-        }
     }
 }
 
@@ -1127,7 +1121,7 @@ int progress_command(const std::vector<std::string>& args) {
         const Manifest manifest = read_manifest(args[2]);
         const progress::Book book = progress::read(args[0]);
         if (args[1] == "status") print_status(manifest, book);
-        else if (const std::string next = next_lesson(manifest, book); !next.empty()) std::cout << next << "\n";
+        else if (const Lesson* next = next_lesson(manifest, book)) std::cout << next->number << "\n";
         return 0;
     }
     if (args.size() == 3 && args[1] == "passed") {
@@ -1201,8 +1195,8 @@ bool known_visibility(const std::string& v) {
 int main(int argc, char** argv) {
     if (argc >= 2) {
         const std::string command = argv[1];
-        if (command == "manifest" || command == "progress" || command == "build-error" || command == "build-status" ||
-            command == "check-pages" || command == "ctest-junit") {
+        if (command == "manifest" || command == "progress" || command == "build-error" ||
+            command == "build-status" || command == "check-pages" || command == "ctest-junit") {
             return run_command(command, std::vector<std::string>(argv + 2, argv + argc));
         }
     }
@@ -1250,11 +1244,10 @@ int main(int argc, char** argv) {
         std::cerr << "course_report: --build DIR is required\n";
         return usage();
     }
-    // score: each student's points as "P/M" on a line (grade-all's progress lines).
-    const std::set<std::string> formats = {"table", "json", "junit", "csv", "gradescope", "prairielearn", "score"};
-    if (!formats.count(format)) {
-        std::cerr << "course_report: unknown format '" << format
-                  << "' (table, json, junit, csv, gradescope or prairielearn)\n";
+    if (std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end()) {
+        std::cerr << "course_report: unknown format '" << format << "' (";
+        for (const std::string& known : kFormats) std::cerr << (&known == &kFormats.front() ? "" : ", ") << known;
+        std::cerr << ")\n";
         return 2;
     }
     if ((!progress_path.empty() || exit_status) && students.size() != 1) {
@@ -1279,13 +1272,7 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    if (format == "table") write_table(std::cout, ctx, students);
-    else if (format == "json") write_json(std::cout, ctx, students);
-    else if (format == "junit") write_junit(std::cout, ctx, students);
-    else if (format == "csv") write_csv(std::cout, ctx, students);
-    else if (format == "score") for (const Student& st : students) std::cout << points_of(st.points, st.max_points) << "\n";
-    else if (format == "gradescope") write_gradescope(std::cout, ctx, students.front());
-    else write_prairielearn(std::cout, ctx, students.front());
+    write_format(std::cout, format, ctx, students);
     try {
         if (!gradebook.empty()) write_gradebook(gradebook, ctx, students);
         if (!progress_path.empty()) record_progress(progress_path, students.front());

@@ -1,8 +1,10 @@
 /// @file json.hpp
-/// @brief A small, strict JSON reader and a string writer for the driver's
-/// tools: what course_report needs to read the lesson manifest CMake writes
-/// (<build>/course/manifest.json) and the driver's build status (JSON lines),
-/// and to write JSON strings. No external library: the GPU machines have none.
+/// @brief A small, strict JSON reader and a string and number writer for the
+/// driver's tools: what course_report and course_run_tests need to read the
+/// lesson manifest CMake writes (<build>/course/manifest.json) and the JSON
+/// lines they pass each other (build status, test list, results, progress),
+/// and to write JSON strings and numbers. No external library: the GPU
+/// machines have none.
 ///
 /// Strict: RFC 8259 only (no comments, no trailing commas, no single quotes,
 /// no leading zeros, no raw control characters in strings, no duplicate keys,
@@ -342,6 +344,29 @@ private:
 /// path) and the line, counted from `first_line` (a JSON-lines file's line).
 inline Value parse(const std::string& text, const std::string& source, int first_line = 1) {
     return detail::Parser(text, source, first_line).document();
+}
+
+/// @brief The documents of a JSON-lines `text`, one a non-empty line;
+/// errors name `source` and the line.
+inline std::vector<Value> parse_lines(const std::string& text, const std::string& source) {
+    std::vector<Value> documents;
+    std::size_t start = 0;
+    for (int line = 1; start < text.size(); ++line) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        if (end > start) documents.push_back(parse(text.substr(start, end - start), source, line));
+        start = end + 1;
+    }
+    return documents;
+}
+
+/// @brief `value` as a JSON number (up to 10 significant digits: points,
+/// seconds), as every report and record the tools write prints it. Finite
+/// values only: JSON has no NaN or infinity.
+inline std::string number(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.10g", value);
+    return buffer;
 }
 
 }  // namespace course_tools::json

@@ -79,12 +79,6 @@ inline Book read_tsv(const std::string& text) {
     return book;
 }
 
-inline std::string number(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.10g", value);
-    return buffer;
-}
-
 }  // namespace detail
 
 /// @brief The progress in `path`; empty when neither it nor the earlier
@@ -132,7 +126,7 @@ inline bool write(const std::string& path, const Book& book) {
         for (const auto& [lesson, r] : book) {
             out << (first ? "" : ",") << "\n  " << json::quote(lesson) << ": {\"state\": " << json::quote(r.state)
                 << ", \"passed\": " << r.passed << ", \"tests\": " << r.tests
-                << ", \"points\": " << detail::number(r.points) << ", \"max_points\": " << detail::number(r.max_points)
+                << ", \"points\": " << json::number(r.points) << ", \"max_points\": " << json::number(r.max_points)
                 << ", \"graded\": " << json::quote(r.graded)
                 << ", \"first_passed\": " << (r.first_passed.empty() ? "null" : json::quote(r.first_passed)) << "}";
             first = false;

@@ -123,6 +123,15 @@ bool output_of(const std::string& program, const std::string& option, std::strin
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+// The text of the file at `path`; dies naming it when it cannot be read.
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) die("cannot read " + path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;
     std::istringstream in(text);
@@ -155,10 +164,7 @@ int list_command(int argc, char** argv) {
     };
     if (stat(cache.c_str(), &cache_stat) == 0 && cache_stat.st_size > 0 &&
         !newer(lister_stat.st_mtim, cache_stat.st_mtim)) {
-        std::ifstream in(cache, std::ios::binary);
-        std::ostringstream text;
-        text << in.rdbuf();
-        cached = text.str();
+        cached = read_text(cache);
     }
     if (cached.empty()) {
         std::string names, stand_ins;
@@ -177,9 +183,7 @@ int list_command(int argc, char** argv) {
         std::ofstream(temporary, std::ios::binary | std::ios::trunc) << cached;
         if (std::rename(temporary.c_str(), cache.c_str()) != 0) std::remove(temporary.c_str());
     }
-    int number = 0;
-    for (const std::string& line : lines_of(cached)) {
-        const json::Value entry = json::parse(line, cache, ++number);
+    for (const json::Value& entry : json::parse_lines(cached, cache)) {
         std::cout << "{\"lesson\": " << json::quote(lesson) << ", \"program\": " << json::quote(program)
                   << ", \"name\": " << json::quote(entry.at("name").as_string())
                   << ", \"run\": " << (entry.at("run").as_bool() ? "true" : "false") << "}\n";
@@ -426,25 +430,17 @@ int main(int argc, char** argv) {
         for (std::string arg; std::getline(in, arg, '\0');) prefix.push_back(arg);
     }
     std::vector<Job> list;
-    {
-        std::ifstream in(tests_file);
-        if (!in) die("cannot read " + tests_file);
-        int number = 0;
-        for (std::string line; std::getline(in, line);) {
-            ++number;
-            if (line.empty()) continue;
-            try {
-                const json::Value entry = json::parse(line, tests_file, number);
-                Job job;
-                job.lesson = entry.at("lesson").as_string();
-                job.program = entry.at("program").as_string();
-                job.name = entry.at("name").as_string();
-                job.skip = !entry.at("run").as_bool();
-                list.push_back(std::move(job));
-            } catch (const json::Error& e) {
-                die(e.what());
-            }
+    try {
+        for (const json::Value& entry : json::parse_lines(read_text(tests_file), tests_file)) {
+            Job job;
+            job.lesson = entry.at("lesson").as_string();
+            job.program = entry.at("program").as_string();
+            job.name = entry.at("name").as_string();
+            job.skip = !entry.at("run").as_bool();
+            list.push_back(std::move(job));
         }
+    } catch (const json::Error& e) {
+        die(e.what());
     }
 
     const auto began = std::chrono::steady_clock::now();
