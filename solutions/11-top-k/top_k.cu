@@ -669,16 +669,22 @@ struct WarpList {
 
 __device__ void update_lowest(WarpList& w) { w.lowest = lowest_contender(w.threshold, w.everything); }
 
-// Merges the first `filled` keys of the warp's 32 staging slots into its
-// list (sorted, then merged as two lists); the threshold rises to the
-// list's m-th key.
+// Merges the lanes' keys (one a lane, kEmptyKey for none) into the warp's
+// list: sorted, then merged as two lists; the threshold rises to the list's
+// m-th key.
+__device__ void merge_into_list(WarpList& w, Key key) {
+    const Key sorted = sort_across_lanes(key);
+    w.list = merge_lists(w.list, __shfl_sync(kFullMask, sorted, 31 - threadIdx.x % 32));
+    w.threshold = max(w.threshold, __shfl_sync(kFullMask, w.list, w.rank));
+}
+
+// Merges the first `filled` keys of the warp's 32 staging slots into its list.
 __device__ void merge_staged(WarpList& w, Key* staged, unsigned filled) {
     const unsigned lane = threadIdx.x % 32;
     __syncwarp();  // every lane's staged key is written
-    const Key sorted = sort_across_lanes(lane < filled ? staged[lane] : kEmptyKey);
+    const Key key = lane < filled ? staged[lane] : kEmptyKey;
     __syncwarp();  // every lane has read its slot before the slots are reused
-    w.list = merge_lists(w.list, __shfl_sync(kFullMask, sorted, 31 - lane));
-    w.threshold = max(w.threshold, __shfl_sync(kFullMask, w.list, w.rank));
+    merge_into_list(w, key);
 }
 
 // Item `item` of this lane in the warp tile at `base`: vector item / 4 of
@@ -715,6 +721,20 @@ __device__ Key tile_key(const float* items, unsigned item, std::size_t base, std
     return in_array(i, count) ? pack_key(items[item], static_cast<unsigned>(i)) : kEmptyKey;
 }
 
+// The largest key of this lane's floats of the tile at `base`.
+__device__ Key tile_max(const float (&items)[kSampleItems], std::size_t base, std::size_t count) {
+    Key best = kEmptyKey;
+#pragma unroll
+    for (unsigned item = 0; item < kSampleItems; ++item) best = max(best, tile_key(items, item, base, count));
+    return best;
+}
+
+// The largest of the lanes' keys, in every lane.
+__device__ Key warp_max(Key key) {
+    for (unsigned distance = 16; distance > 0; distance /= 2) key = max(key, __shfl_xor_sync(kFullMask, key, distance));
+    return key;
+}
+
 // The sample tiles: `count` of them, tile t at element (t * step + offset)
 // * 512, the last tile of each step (so a sorted array's end is in it).
 struct SampleWalk {
@@ -747,27 +767,14 @@ __global__ void __launch_bounds__(kGroupWarps * 32)
         const bool has_second = t + warps < walk.count;
         load_tile(values, count, aligned, tile_base(t), first);
         if (has_second) load_tile(values, count, aligned, tile_base(t + warps), second);
-#pragma unroll
-        for (unsigned item = 0; item < kSampleItems; ++item) {
-            best = max(best, tile_key(first, item, tile_base(t), count));
-        }
-        if (has_second) {
-#pragma unroll
-            for (unsigned item = 0; item < kSampleItems; ++item) {
-                best = max(best, tile_key(second, item, tile_base(t + warps), count));
-            }
-        }
+        best = max(best, tile_max(first, tile_base(t), count));
+        if (has_second) best = max(best, tile_max(second, tile_base(t + warps), count));
     }
-    for (unsigned distance = 16; distance > 0; distance /= 2) {
-        best = max(best, __shfl_xor_sync(kFullMask, best, distance));
-    }
+    best = warp_max(best);
     if (lane == 0) warp_maxima[warp] = best;
     __syncthreads();
     if (warp == 0) {
-        best = lane < kGroupWarps ? warp_maxima[lane] : kEmptyKey;
-        for (unsigned distance = 16; distance > 0; distance /= 2) {
-            best = max(best, __shfl_xor_sync(kFullMask, best, distance));
-        }
+        best = warp_max(lane < kGroupWarps ? warp_maxima[lane] : kEmptyKey);
         if (lane == 0) maxima[blockIdx.x] = best;
     }
 }
@@ -950,9 +957,7 @@ __device__ void select_candidates(const Candidates& c, const float* values, unsi
         for (unsigned j = 0; j < kInFlight; ++j) {
             const Key key = batch[j] > w.threshold ? batch[j] : kEmptyKey;
             if (!__any_sync(kFullMask, key != kEmptyKey)) continue;
-            const Key sorted = sort_across_lanes(key);
-            w.list = merge_lists(w.list, __shfl_sync(kFullMask, sorted, 31 - lane));
-            w.threshold = max(w.threshold, __shfl_sync(kFullMask, w.list, w.rank));
+            merge_into_list(w, key);
         }
     }
     const Key mine = merge_block_lists(w.list, s.lists);
