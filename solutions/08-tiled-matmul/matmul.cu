@@ -7,8 +7,8 @@
 // once into shared memory and every thread reads it from there: with
 // TILE x TILE tiles, each element loaded from global memory is used TILE
 // times. Register blocking goes one level further: each thread keeps an
-// 8 x 8 tile of C in registers, so each value read from shared memory is
-// used 8 times.
+// 8 x 16 tile of C in registers, so each value read from shared memory is
+// used 8 or 16 times.
 #include <matmul.hpp>
 
 #include <course/cuda_check.hpp>
@@ -72,32 +72,50 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
 // Part 2 (going further): register blocking.
 // ---------------------------------------------------------------------------
 //
-// A block computes a 128 x 128 tile of C with 256 threads, so each thread
-// computes 64 elements: an 8 x 8 micro-tile held in registers. Per phase the
-// block stages an 8-column slab of A (128 x 8) and an 8-row slab of B
+// A block of 128 threads computes a 128 x 128 tile of C, so each thread
+// computes 128 elements: an 8 x 16 micro-tile held in registers. Per phase
+// the block stages an 8-column slab of A (128 x 8) and an 8-row slab of B
 // (8 x 128) in shared memory. For each of the 8 k of the slab a thread reads
-// 8 values of A's column and 8 of B's row, and does 64 multiply-adds with
-// them: 16 shared-memory reads for 64 FMAs, where the tiled kernel needs
-// 2 reads per FMA.
+// 8 values of A's column and 16 of B's row (six float4) and does 128
+// multiply-adds with them: 3 shared-memory reads for 64 FMAs, where the
+// tiled kernel needs 2 reads per FMA.
 //
-// Thread (ty, tx) of a 16 x 16 arrangement owns rows ty*4 .. ty*4+3 and
-// 64+ty*4 .. 64+ty*4+3 of the block tile, and the same pattern of columns:
-// two groups of four, 64 apart, rather than 8 consecutive. Then the 16
-// threads of a half-warp that read B's row k read 16 consecutive float4 (no
-// bank conflict), and their stores of C are 256 consecutive bytes.
+// Thread (ty, tx), ty < 16 and tx < 8, owns rows ty*4 .. ty*4+3 and
+// 64+ty*4 .. 64+ty*4+3 of the block tile (two groups of 4 rows, 64 apart)
+// and columns tx*4 + 32*g .. +3 for g = 0..3 (four groups of 4, 32 apart),
+// not 8 or 16 consecutive: then the 8 threads of a row that read B's row k
+// read 8 consecutive float4, and their stores of C are whole 128-byte lines.
+// A warp is 4 rows of 8 threads: per k its lanes read 4 different float4 of
+// A's slab (each broadcast to 8 lanes) and 8 of B's.
 //
-// The benchmark (tests/08-tiled-matmul/matmul_bench.cu) times variants of
-// this kernel: two pairs of slabs with one barrier per phase, warps shaped
-// as 4 x 8 patches, a padded A slab, 16-wide slabs, cp.async copies. On an
-// H100 the first three together measured slower than this kernel (0.77x
-// cuBLAS FP32 against 0.90x), so the reference stays the simple one.
+// Four more things make it fast (each one a row of the benchmark,
+// tests/08-tiled-matmul/matmul_bench.cu, measured against the others):
+// - Two pairs of slabs. Phase p reads pair p % 2 while the next phase's
+//   slabs, loaded from global memory into registers a phase earlier, are
+//   stored into the other pair. One barrier per phase is then enough: the
+//   other pair was last read in phase p - 1, before the barrier that ended
+//   it.
+// - The shared-memory reads run one k ahead of the FMAs: k + 1's six float4
+//   are read while k's 128 FMAs run (the next pair's k = 0 right after the
+//   barrier, during the last k's FMAs), so no FMA waits for shared memory.
+// - 128 threads use up to 255 registers each, so two blocks (8 warps) fit
+//   an SM: while one block waits at its barrier, the other computes.
+// - Blocks take the tiles of C down groups of 16 tile rows, column by
+//   column, so that the blocks running at once share rows of A and columns
+//   of B in L2 (as lesson 22's kGroupRows).
 
 constexpr int kBlockRows = 128;   // rows of C per block
 constexpr int kBlockCols = 128;   // columns of C per block
 constexpr int kSlab = 8;          // columns of A (rows of B) per phase
-constexpr int kMicro = 8;         // a thread computes kMicro x kMicro elements of C
-constexpr int kThreadsRb = 256;   // (128 / 8) * (128 / 8)
-constexpr int kHalf = kBlockRows / 2;  // the second group of 4 rows (columns) starts here
+constexpr int kThreadsRb = 128;   // 16 rows of 8 threads
+constexpr int kMicroRows = 8;     // a thread computes kMicroRows x kMicroCols elements of C
+constexpr int kMicroCols = 16;
+constexpr int kRowGroup = 64;     // distance between a thread's two groups of 4 rows
+constexpr int kColGroup = 32;     // distance between its four groups of 4 columns
+constexpr int kGroupRows = 16;    // tile rows per group of the block order
+// Float4 of each slab a thread loads per phase: A's slab is 128 x 8 floats,
+// B's 8 x 128, 256 float4 each.
+constexpr int kQuads = kBlockRows * kSlab / 4 / kThreadsRb;
 
 // The four floats at (row, col .. col+3) of a rows x cols row-major matrix
 // (A: N x M, B: M x K). Aligned: one 16-byte load (the caller guarantees the
@@ -116,6 +134,17 @@ __device__ float4 load_quad(const float* matrix, int rows, int cols, int row, in
     }
 }
 
+// The tile (row, column) of C that block number `linear` computes: down
+// groups of kGroupRows tile rows, column by column within a group.
+__device__ void tile_of_block(int linear, int tile_rows, int tile_cols, int& tile_row, int& tile_col) {
+    const int group = linear / (kGroupRows * tile_cols);
+    const int first_row = group * kGroupRows;
+    const int rows_in_group = min(tile_rows - first_row, kGroupRows);
+    const int in_group = linear - group * kGroupRows * tile_cols;
+    tile_row = first_row + in_group % rows_in_group;
+    tile_col = in_group / rows_in_group;
+}
+
 // kAligned: N and K are multiples of 128, M of 8, and the pointers are
 // 16-byte aligned, so no tile crosses an edge and every access may be a
 // float4. Otherwise every load and store is checked.
@@ -123,88 +152,131 @@ template <bool kAligned>
 __global__ void __launch_bounds__(kThreadsRb, 2)
     matmul_register_blocked_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                    int N, int M, int K) {
-    // A's slab is stored transposed, a_slab[k][row], so that a thread's 8
-    // values of one column k are two float4 reads, like B's.
-    __shared__ __align__(16) float a_slab[kSlab][kBlockRows];
-    __shared__ __align__(16) float b_slab[kSlab][kBlockCols];
+    // Two pairs of slabs. A's slab is stored transposed, a_slab[pair][k][row],
+    // so that a thread's 8 values of one column k are two float4 reads, like
+    // its 16 of B's row k.
+    __shared__ __align__(16) float a_slab[2][kSlab][kBlockRows];
+    __shared__ __align__(16) float b_slab[2][kSlab][kBlockCols];
 
     const int tid = threadIdx.x;
-    const int block_row = blockIdx.y * kBlockRows;
-    const int block_col = blockIdx.x * kBlockCols;
+    int tile_row = 0, tile_col = 0;
+    tile_of_block(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, tile_row, tile_col);
+    const int block_row = tile_row * kBlockRows;
+    const int block_col = tile_col * kBlockCols;
 
-    // Who loads what: 256 threads, one float4 of each slab. For A (128 rows
-    // of 8): two threads per row, so a row's 32 bytes are one sector. For B
-    // (8 rows of 128): 32 threads per row, 512 consecutive bytes.
-    const int a_row = tid / 2;
+    // Who loads what: float4 q of A's slab is row tid / 2 + q * 64, columns
+    // (tid % 2) * 4 .. +3 (two threads a row: its 32 bytes are one sector);
+    // of B's, row tid / 32 + q * 4, columns (tid % 32) * 4 .. +3 (32 threads
+    // a row, 512 consecutive bytes).
+    const auto a_row = [&](int q) { return tid / 2 + q * (kThreadsRb / 2); };
     const int a_col = (tid % 2) * 4;
-    const int b_row = tid / 32;
+    const auto b_row = [&](int q) { return tid / 32 + q * (kThreadsRb / 32); };
     const int b_col = (tid % 32) * 4;
 
-    // Who computes what (see the comment above kBlockRows).
-    const int tx = tid % 16;
-    const int ty = tid / 16;
+    // Who computes what (see the comment above kBlockRows): warp w is thread
+    // rows 4w .. 4w+3.
+    const int ty = tid / 8;
+    const int tx = tid % 8;
 
-    float acc[kMicro][kMicro] = {};
-
-    // The next phase's values are loaded into registers while this phase
-    // computes, so the latency of global memory hides behind the FMAs.
-    const int phases = (M + kSlab - 1) / kSlab;
-    float4 a_next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float4 b_next = a_next;
-    if (phases > 0) {
-        a_next = load_quad<kAligned>(A, N, M, block_row + a_row, a_col);
-        b_next = load_quad<kAligned>(B, M, K, b_row, block_col + b_col);
-    }
-
-    for (int phase = 0; phase < phases; ++phase) {
-        a_slab[a_col + 0][a_row] = a_next.x;
-        a_slab[a_col + 1][a_row] = a_next.y;
-        a_slab[a_col + 2][a_row] = a_next.z;
-        a_slab[a_col + 3][a_row] = a_next.w;
-        *reinterpret_cast<float4*>(&b_slab[b_row][b_col]) = b_next;
-        // Barrier 1: the slabs are complete before anyone reads them.
-        __syncthreads();
-
-        if (phase + 1 < phases) {
-            const int k0 = (phase + 1) * kSlab;
-            a_next = load_quad<kAligned>(A, N, M, block_row + a_row, k0 + a_col);
-            b_next = load_quad<kAligned>(B, M, K, k0 + b_row, block_col + b_col);
+    // The next phase's slabs, in registers between their load and their store.
+    float4 a_next[kQuads], b_next[kQuads];
+    const auto load = [&](int phase) {
+        const int k0 = phase * kSlab;
+        for (int q = 0; q < kQuads; ++q) {
+            a_next[q] = load_quad<kAligned>(A, N, M, block_row + a_row(q), k0 + a_col);
+            b_next[q] = load_quad<kAligned>(B, M, K, k0 + b_row(q), block_col + b_col);
         }
+    };
+    const auto store = [&](int pair) {
+        for (int q = 0; q < kQuads; ++q) {
+            a_slab[pair][a_col + 0][a_row(q)] = a_next[q].x;
+            a_slab[pair][a_col + 1][a_row(q)] = a_next[q].y;
+            a_slab[pair][a_col + 2][a_row(q)] = a_next[q].z;
+            a_slab[pair][a_col + 3][a_row(q)] = a_next[q].w;
+            *reinterpret_cast<float4*>(&b_slab[pair][b_row(q)][b_col]) = b_next[q];
+        }
+    };
 
-        // Unrolled, so that the compiler can issue the next k's shared-memory
-        // reads while this k's FMAs run. (The inner loops have constant trip
-        // counts and unroll anyway; the guard keeps the emulator's host
-        // compiler, which has no such pragma, quiet.)
+    // A thread's values of A's column k (two groups of 4) and B's row k
+    // (four groups of 4).
+    struct Fragments {
+        float4 a[kMicroRows / 4];
+        float4 b[kMicroCols / 4];
+    };
+    const auto read_fragments = [&](Fragments& f, int pair, int k) {
+        for (int g = 0; g < kMicroRows / 4; ++g) {
+            f.a[g] = *reinterpret_cast<const float4*>(&a_slab[pair][k][g * kRowGroup + ty * 4]);
+        }
+        for (int g = 0; g < kMicroCols / 4; ++g) {
+            f.b[g] = *reinterpret_cast<const float4*>(&b_slab[pair][k][g * kColGroup + tx * 4]);
+        }
+    };
+    float acc[kMicroRows][kMicroCols] = {};
+    const auto multiply_add = [&](const Fragments& f) {
+        const float* a = reinterpret_cast<const float*>(f.a);
+        const float* b = reinterpret_cast<const float*>(f.b);
+        for (int i = 0; i < kMicroRows; ++i) {
+            for (int j = 0; j < kMicroCols; ++j) acc[i][j] += a[i] * b[j];
+        }
+    };
+
+    // Phase p reads pair p % 2 (`current`). Its last k stores slab p + 1
+    // (loaded a phase ago) into the other pair and loads slab p + 2 into
+    // the same registers; then the phase's one barrier, and the next pair's
+    // k = 0 is read during the last k's FMAs. The loads sit at the barrier
+    // on purpose: there ptxas keeps them, a whole phase before their stores
+    // (from the middle of a phase it moved them down next to their use).
+    // The last phases load their own slab again and store it where no one
+    // reads: no branch around the loads.
+    const int phases = (M + kSlab - 1) / kSlab;
+    const auto phase_step = [&](Fragments (&f)[2], int current, int phase) {
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
         for (int k = 0; k < kSlab; ++k) {
-            const float4 a_lo = *reinterpret_cast<const float4*>(&a_slab[k][ty * 4]);
-            const float4 a_hi = *reinterpret_cast<const float4*>(&a_slab[k][kHalf + ty * 4]);
-            const float4 b_lo = *reinterpret_cast<const float4*>(&b_slab[k][tx * 4]);
-            const float4 b_hi = *reinterpret_cast<const float4*>(&b_slab[k][kHalf + tx * 4]);
-            const float a[kMicro] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
-            const float b[kMicro] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
-            for (int i = 0; i < kMicro; ++i) {
-                for (int j = 0; j < kMicro; ++j) acc[i][j] += a[i] * b[j];
+            if (k + 1 < kSlab) {
+                read_fragments(f[(k + 1) % 2], current, k + 1);
+            } else {
+                store(1 - current);
+                load(min(phase + 2, phases - 1));
+                // The phase's barrier: the other pair is complete before
+                // anyone reads it, and this pair, read by everyone by now,
+                // may be overwritten in the next phase.
+                __syncthreads();
+                read_fragments(f[(k + 1) % 2], 1 - current, 0);
             }
+            multiply_add(f[k % 2]);
         }
-        // Barrier 2: every thread has read the slabs before the next phase
-        // overwrites them.
+    };
+    if (phases > 0) {
+        Fragments f[2];
+        load(0);
+        store(0);
+        load(min(1, phases - 1));
+        // Barrier: the first pair is complete before anyone reads it.
         __syncthreads();
+        read_fragments(f[0], 0, 0);
+        // Two phases a turn, so that both pairs' addresses are constants,
+        // and an odd last phase after the loop: no branch in the loop's
+        // body (one there cost the loop 3% on an H100).
+        int phase = 0;
+        for (; phase + 1 < phases; phase += 2) {
+            phase_step(f, 0, phase);
+            phase_step(f, 1, phase + 1);
+        }
+        if (phase < phases) phase_step(f, 0, phase);
     }
 
-    for (int i = 0; i < kMicro; ++i) {
-        const int row = block_row + (i < 4 ? ty * 4 + i : kHalf + ty * 4 + (i - 4));
-        for (int half = 0; half < 2; ++half) {
-            const int col = block_col + half * kHalf + tx * 4;
+    for (int i = 0; i < kMicroRows; ++i) {
+        const int row = block_row + (i / 4) * kRowGroup + ty * 4 + i % 4;
+        for (int g = 0; g < kMicroCols / 4; ++g) {
+            const int col = block_col + g * kColGroup + tx * 4;
             if constexpr (kAligned) {
                 *reinterpret_cast<float4*>(C + static_cast<std::size_t>(row) * K + col) =
-                    make_float4(acc[i][half * 4 + 0], acc[i][half * 4 + 1], acc[i][half * 4 + 2],
-                                acc[i][half * 4 + 3]);
+                    make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
             } else {
                 for (int j = 0; j < 4; ++j) {
-                    if (row < N && col + j < K) C[static_cast<std::size_t>(row) * K + col + j] = acc[i][half * 4 + j];
+                    if (row < N && col + j < K) C[static_cast<std::size_t>(row) * K + col + j] = acc[i][g * 4 + j];
                 }
             }
         }

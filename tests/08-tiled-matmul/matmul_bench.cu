@@ -4,7 +4,9 @@
 // blocked kernel (double buffering, warp shape, padding, launch bounds,
 // 16-wide slabs, cp.async, shared loads pipelined across the barrier,
 // 128 x 256 and 256 x 128 block tiles, grouped block order, stream-K on a
-// persistent grid, serpentine FMA order), and cuBLAS SGEMM twice: with
+// persistent grid, serpentine FMA order, int offsets, cp.async into two
+// or three pairs, stores spread over the phase, three shapes of the phase
+// loop), and cuBLAS SGEMM twice: with
 // TF32 tensor cores, and in strict FP32 (CUBLAS_PEDANTIC_MATH), the
 // baseline the ratio column compares with. Every variant is checked on a
 // sample of elements against a CPU dot product in double before it is timed.
@@ -86,7 +88,10 @@
 //                 from blockIdx or M, and all take registers through the
 //                 FMAs (what ptxas then makes of it differs by variant: see
 //                 the rows)
-// The defaults are the reference's aligned path. Only the float4 path: the
+// The defaults are the aligned path of the reference before 2026-11-26 (128 x 128,
+// 8 x 8 a thread, one pair of slabs); the reference now is the row
+// "128x128 (8x16 a thread, 128 threads) ..., groups of 16 tile rows, odd phase
+// after the loop" written out plainly. Only the float4 path: the
 // bench's shape is whole tiles. RbVariant is a kernel's template argument,
 // so it is declared outside any namespace: nvcc 13.0's host stubs cannot
 // name a class-type template argument whose type is in one.
@@ -105,6 +110,9 @@ struct RbVariant {
     bool serpentine = false;
     int stream_k = 0;
     bool offsets = false;
+    int stages = 2;
+    bool spread = false;
+    int loop = 0;
 };
 
 namespace {
@@ -168,7 +176,7 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
     static_assert(V.slab_k == 8 || V.slab_k == 16, "a thread loads whole float4 of each slab");
     static_assert(V.micro_rows % 4 == 0 && V.micro_cols % 4 == 0, "the micro-tile is groups of 4 rows and columns");
     static_assert(V.double_buffer || !V.async_copy, "the asynchronous copy fills the pair not being read");
-    static_assert(!(V.async_copy && V.pipelined), "one way of filling the other pair");
+    static_assert(V.stages == 2 || (V.async_copy && V.pipelined), "more than two pairs: cp.async, read pipelined");
     static_assert(V.double_buffer || !V.pipelined, "the next pair's first values are read across the barrier");
     static_assert(V.threads == 256 || V.threads == 128, "16 rows of 16 or 8 threads");
     static_assert(V.stream_k >= 0 && V.stream_k <= 2, "off, every tile, or after the whole waves");
@@ -178,7 +186,7 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
     constexpr int kBlockCols = kThreadCols * V.micro_cols;
     constexpr int kRowGroups = V.micro_rows / 4;
     constexpr int kColGroups = V.micro_cols / 4;
-    constexpr int kBuffers = V.double_buffer ? 2 : 1;
+    constexpr int kBuffers = V.double_buffer ? V.stages : 1;
     constexpr int kAStride = kBlockRows + (V.pad_a ? 4 : 0);
     constexpr int kAQuads = kBlockRows * V.slab_k / 4 / V.threads;  // float4 of each slab a thread loads per phase
     constexpr int kBQuads = V.slab_k * kBlockCols / 4 / V.threads;
@@ -201,42 +209,65 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
     const int ty = V.warp4x8 ? (warp / kWarpsPerRow) * 4 + lane / 8 : tid / kThreadCols;
     const int tx = V.warp4x8 ? (warp % kWarpsPerRow) * 8 + lane % 8 : tid % kThreadCols;
 
-    const auto quad = [](const float* matrix, int cols, int row, int col) {
-        return *reinterpret_cast<const float4*>(matrix + static_cast<std::size_t>(row) * cols + col);
+    // spread: the loads are ld.global.cg, not the read-only path's
+    // ld.global.nc, which ptxas moved past the barrier, down to the stores
+    // that use them a k later (sm_90, CUDA 13): a barrier keeps other loads
+    // on its side.
+    const auto at = [](const float* p) {
+        if constexpr (V.spread) {
+            return __ldcg(reinterpret_cast<const float4*>(p));
+        } else {
+            return *reinterpret_cast<const float4*>(p);
+        }
+    };
+    const auto quad = [&](const float* matrix, int cols, int row, int col) {
+        return at(matrix + static_cast<std::size_t>(row) * cols + col);
     };
     float4 a_next[kAQuads], b_next[kBQuads];
     // Phase p of the tile's run: columns (first_phase + p) * slab_k on of A.
     // offsets: a thread's float4 q of phase 0 at A + a_start[q] and
     // B + b_start[q], set with the tile (see start_tile).
-    int a_start[kAQuads], b_start[kBQuads];
-    const auto load = [&](int phase) {
-        if constexpr (V.offsets) {
-#pragma unroll
-            for (int q = 0; q < kAQuads; ++q) {
-                a_next[q] = *reinterpret_cast<const float4*>(A + a_start[q] + phase * V.slab_k);
-            }
-#pragma unroll
-            for (int q = 0; q < kBQuads; ++q) {
-                b_next[q] = *reinterpret_cast<const float4*>(B + b_start[q] + phase * V.slab_k * K);
+    int a_start[kAQuads] = {}, b_start[kBQuads] = {};
+    // A thread's float4 of a phase's slabs, one at a time: items
+    // 0 .. kAQuads - 1 are A's, the rest B's.
+    constexpr int kItems = kAQuads + kBQuads;
+    const auto load_item = [&](int item, int phase) {
+        const int k0 = (first_phase + phase) * V.slab_k;
+        if (item < kAQuads) {
+            const int q = item;
+            if constexpr (V.offsets) {
+                a_next[q] = at(A + a_start[q] + phase * V.slab_k);
+            } else {
+                a_next[q] = quad(A, M, block_row + a_row(q), k0 + a_col(q));
             }
         } else {
-            const int k0 = (first_phase + phase) * V.slab_k;
-#pragma unroll
-            for (int q = 0; q < kAQuads; ++q) a_next[q] = quad(A, M, block_row + a_row(q), k0 + a_col(q));
-#pragma unroll
-            for (int q = 0; q < kBQuads; ++q) b_next[q] = quad(B, K, k0 + b_row(q), block_col + b_col(q));
+            const int q = item - kAQuads;
+            if constexpr (V.offsets) {
+                b_next[q] = at(B + b_start[q] + phase * V.slab_k * K);
+            } else {
+                b_next[q] = quad(B, K, k0 + b_row(q), block_col + b_col(q));
+            }
         }
     };
-    const auto store = [&](int buffer) {
-#pragma unroll
-        for (int q = 0; q < kAQuads; ++q) {
+    const auto store_item = [&](int item, int buffer) {
+        if (item < kAQuads) {
+            const int q = item;
             a_slab[buffer][a_col(q) + 0][a_row(q)] = a_next[q].x;
             a_slab[buffer][a_col(q) + 1][a_row(q)] = a_next[q].y;
             a_slab[buffer][a_col(q) + 2][a_row(q)] = a_next[q].z;
             a_slab[buffer][a_col(q) + 3][a_row(q)] = a_next[q].w;
+        } else {
+            const int q = item - kAQuads;
+            *reinterpret_cast<float4*>(&b_slab[buffer][b_row(q)][b_col(q)]) = b_next[q];
         }
+    };
+    const auto load = [&](int phase) {
 #pragma unroll
-        for (int q = 0; q < kBQuads; ++q) *reinterpret_cast<float4*>(&b_slab[buffer][b_row(q)][b_col(q)]) = b_next[q];
+        for (int item = 0; item < kItems; ++item) load_item(item, phase);
+    };
+    const auto store = [&](int buffer) {
+#pragma unroll
+        for (int item = 0; item < kItems; ++item) store_item(item, buffer);
     };
     // cp.async: 4-byte copies for A (its slab is transposed), 16-byte for B.
     const auto copy_async = [&](int buffer, int phase) {
@@ -244,13 +275,15 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
 #pragma unroll
         for (int q = 0; q < kAQuads; ++q) {
             const float* a_src = A + static_cast<std::size_t>(block_row + a_row(q)) * M + k0 + a_col(q);
+            if constexpr (V.offsets) a_src = A + a_start[q] + phase * V.slab_k;
 #pragma unroll
             for (int i = 0; i < 4; ++i) __pipeline_memcpy_async(&a_slab[buffer][a_col(q) + i][a_row(q)], a_src + i, 4);
         }
 #pragma unroll
         for (int q = 0; q < kBQuads; ++q) {
-            __pipeline_memcpy_async(&b_slab[buffer][b_row(q)][b_col(q)],
-                                    B + static_cast<std::size_t>(k0 + b_row(q)) * K + block_col + b_col(q), 16);
+            const float* b_src = B + static_cast<std::size_t>(k0 + b_row(q)) * K + block_col + b_col(q);
+            if constexpr (V.offsets) b_src = B + b_start[q] + phase * V.slab_k * K;
+            __pipeline_memcpy_async(&b_slab[buffer][b_row(q)][b_col(q)], b_src, 16);
         }
         __pipeline_commit();
     };
@@ -312,6 +345,55 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
                 multiply(0);
                 __syncthreads();
             }
+        } else if constexpr (V.async_copy && V.pipelined) {
+            // kBuffers (V.stages) pairs, filled by cp.async, read as the
+            // pipelined variant reads them: phase p reads pair p % stages.
+            // At its last k, once this thread's copies of phase p + 1 have
+            // landed (at most stages - 2 later groups still in flight) and
+            // the barrier has seen everyone's, no one reads pair p % stages
+            // any more (its last k was read during the k before), so the
+            // copies of phase p + stages go there at once: with 3 pairs a
+            // copy has two phases of FMAs to land, as cuBLAS's kernel of the
+            // same tile gives its copies (three stages of cp.async), without
+            // the registers and shared stores of staging through registers.
+            constexpr int kStages = kBuffers;
+            Fragments f[2];
+#pragma unroll
+            for (int s = 0; s < kStages; ++s) {
+                if (s < phases) {
+                    copy_async(s, s);
+                } else {
+                    __pipeline_commit();  // an empty group: the counts below stay the same
+                }
+            }
+            __pipeline_wait_prior(kStages - 1);
+            __syncthreads();
+            read_fragments(f[0], 0, 0);
+            const auto phase_step = [&](int current, int phase) {
+#pragma unroll
+                for (int k = 0; k < V.slab_k; ++k) {
+                    if (k + 1 < V.slab_k) {
+                        read_fragments(f[(k + 1) % 2], current, k + 1);
+                    } else {
+                        __pipeline_wait_prior(kStages - 2);
+                        __syncthreads();
+                        if (phase + kStages < phases) {
+                            copy_async(current, phase + kStages);
+                        } else {
+                            __pipeline_commit();
+                        }
+                        read_fragments(f[(k + 1) % 2], (current + 1) % kStages, 0);
+                    }
+                    multiply_add(f[k % 2]);
+                }
+            };
+            static_assert(V.slab_k % 2 == 0, "each phase starts with f[0]");
+            for (int phase = 0; phase < phases; phase += kStages) {
+#pragma unroll
+                for (int s = 0; s < kStages; ++s) {
+                    if (phase + s < phases) phase_step(s, phase + s);
+                }
+            }
         } else if constexpr (V.pipelined) {
             // Phase p reads pair p % 2. Before its last k it stores slab p + 1
             // (in registers since the phase before) into the other pair and
@@ -332,14 +414,30 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
             load(min(1, phases - 1));
             __syncthreads();
             read_fragments(f[0], 0, 0);
+            // spread: the stores into the other pair and the next loads go
+            // one float4 per k instead (stores at k = 1, 2, ..., loads after
+            // them), which the other pair allows: no one reads it during
+            // phase p. At the barrier they came all at once, after the last
+            // k's shared loads: the stores waited for the shared-memory
+            // queue and each load for its registers' store (Nsight Compute's
+            // samples, H100: 61% of the cycles a warp issued nothing).
+            static_assert(!V.spread || 2 * kItems + 1 < V.slab_k, "a k for each store and each load");
             const auto phase_step = [&](int current, int phase) {
 #pragma unroll
                 for (int k = 0; k < V.slab_k; ++k) {
+                    if constexpr (V.spread) {
+                        if (k >= 1 && k < 1 + kItems) store_item(k - 1, 1 - current);
+                        if (k >= 1 + kItems && k < 1 + 2 * kItems) {
+                            load_item(k - 1 - kItems, min(phase + 2, phases - 1));
+                        }
+                    }
                     if (k + 1 < V.slab_k) {
                         read_fragments(f[(k + 1) % 2], current, k + 1);
                     } else {
-                        store(1 - current);
-                        load(min(phase + 2, phases - 1));
+                        if constexpr (!V.spread) {
+                            store(1 - current);
+                            load(min(phase + 2, phases - 1));
+                        }
                         __syncthreads();
                         read_fragments(f[(k + 1) % 2], 1 - current, 0);
                     }
@@ -347,9 +445,21 @@ __global__ void __launch_bounds__(V.threads, V.min_blocks)
                 }
             };
             static_assert(V.slab_k % 2 == 0, "each phase starts with f[0]");
-            for (int phase = 0; phase < phases; phase += 2) {
-                phase_step(0, phase);
-                if (phase + 1 < phases) phase_step(1, phase + 1);
+            if constexpr (V.loop == 0) {
+                for (int phase = 0; phase < phases; phase += 2) {
+                    phase_step(0, phase);
+                    if (phase + 1 < phases) phase_step(1, phase + 1);
+                }
+            } else if constexpr (V.loop == 1) {
+                int phase = 0;
+                for (; phase + 1 < phases; phase += 2) {
+                    phase_step(0, phase);
+                    phase_step(1, phase + 1);
+                }
+                if (phase < phases) phase_step(0, phase);
+            } else {
+#pragma unroll 1
+                for (int phase = 0; phase < phases; ++phase) phase_step(phase % 2, phase);
             }
         } else {
             // One barrier per phase: the pair written during phase p was last
@@ -556,7 +666,7 @@ std::size_t partials_size(const RbVariant& v, int blocks) {
     return static_cast<std::size_t>(blocks) * 2 * block_rows(v) * block_cols(v);
 }
 
-// A variant's row name, from its switches; the reference's shape (128 x 128,
+// A variant's row name, from its switches; the first reference's shape (128 x 128,
 // 8 x 8 a thread, 256 threads) goes unnamed.
 std::string variant_name(const RbVariant& v) {
     std::string tile;
@@ -565,15 +675,19 @@ std::string variant_name(const RbVariant& v) {
                std::to_string(v.micro_rows) + "x" + std::to_string(v.micro_cols) + " a thread" +
                (v.threads == 256 ? "" : ", " + std::to_string(v.threads) + " threads") + ")";
     }
-    const char* slabs = v.double_buffer ? (v.async_copy ? ", 2 pairs cp.async" : v.pipelined ? ", 2 pairs pipelined"
-                                                                                               : ", 2 pairs")
-                                        : ", 1 pair";
+    const std::string pairs = ", " + std::to_string(v.stages) + " pairs";
+    const std::string slabs = v.double_buffer ? pairs + (v.async_copy && v.pipelined ? " cp.async pipelined"
+                                                         : v.async_copy              ? " cp.async"
+                                                         : v.pipelined               ? " pipelined"
+                                                                                     : "")
+                                              : ", 1 pair";
     return "rb" + tile + " k" + std::to_string(v.slab_k) + slabs + (v.warp4x8 ? ", warp 4x8" : ", warp 2x16") +
            (v.pad_a ? ", A pad" : "") + ", min " + std::to_string(v.min_blocks) + " blocks" +
            (v.group_rows > 0 ? ", groups of " + std::to_string(v.group_rows) + " tile rows" : "") +
            (v.serpentine ? ", serpentine FMAs" : "") +
            (v.stream_k == 1 ? ", stream-K" : v.stream_k == 2 ? ", whole waves then stream-K" : "") +
-           (v.offsets ? ", int offsets" : "");
+           (v.offsets ? ", int offsets" : "") + (v.spread ? ", stores spread" : "") +
+           (v.loop == 1 ? ", odd phase after the loop" : v.loop == 2 ? ", one phase a loop turn" : "");
 }
 
 // A variant as a type, so that a generic lambda can instantiate its kernel.
@@ -688,7 +802,7 @@ int main(int argc, char** argv) {
         return RbVariant{.slab_k = slab_k, .double_buffer = double_buffer, .async_copy = async_copy,
                          .warp4x8 = warp4x8, .pad_a = pad_a, .min_blocks = min_blocks};
     };
-    add_variant(RbTag<rb(8, false, false, false, false, 2)>{});  // the reference's aligned path
+    add_variant(RbTag<rb(8, false, false, false, false, 2)>{});  // the first reference's aligned path
     add_variant(RbTag<rb(8, false, false, false, true, 2)>{});
     add_variant(RbTag<rb(8, false, false, true, false, 2)>{});
     add_variant(RbTag<rb(8, false, false, true, true, 2)>{});
@@ -740,7 +854,7 @@ int main(int argc, char** argv) {
     add_variant(RbTag<grouped(pipelined, 16)>{});
     add_variant(RbTag<grouped(wide, 8)>{});
     // Against the wave quantization: stream-K on every tile, and whole
-    // waves then stream-K, on the reference's kernel and the best rows of
+    // waves then stream-K, on the first reference's kernel and the best rows of
     // the run before (grouped, for the whole waves' order), with and
     // without int offsets; int offsets alone; then the serpentine order of
     // FMAs. What nvdisasm shows of the phase loops (sm_90, CUDA 13), as
@@ -780,6 +894,72 @@ int main(int argc, char** argv) {
     add_variant(RbTag<offsets(one_pair)>{});
     add_variant(RbTag<offsets(grouped(pipelined, 16))>{});
     add_variant(RbTag<offsets(grouped(tall, 8))>{});
+    add_variant(RbTag<offsets(grouped(tall, 16))>{});
+    add_variant(RbTag<offsets(grouped(tall, 4))>{});
+    add_variant(RbTag<offsets(grouped(wide, 8))>{});
+    add_variant(RbTag<offsets(grouped(wide_128_threads, 16))>{});
+    // cp.async into 2 or 3 pairs, read pipelined (cuBLAS's FP32 kernel for
+    // this shape, seen with Nsight Compute on the H100: 256 x 128 tiles of
+    // 8-wide slabs, 8 warps, 3 stages of cp.async, one block per SM).
+    constexpr auto async_stages = [](RbVariant v, int stages) {
+        v.async_copy = true;
+        v.stages = stages;
+        return v;
+    };
+    add_variant(RbTag<async_stages(offsets(grouped(tall, 8)), 3)>{});
+    add_variant(RbTag<async_stages(offsets(grouped(tall, 8)), 2)>{});
+    add_variant(RbTag<async_stages(grouped(tall, 8), 3)>{});
+    add_variant(RbTag<async_stages(offsets(grouped(wide, 8)), 3)>{});
+    add_variant(RbTag<async_stages(offsets(grouped(wide_128_threads, 16)), 3)>{});
+    // The stores and loads of the next slabs spread over the phase's k.
+    constexpr auto spread = [](RbVariant v) {
+        v.spread = true;
+        v.loop = 1;
+        return v;
+    };
+    add_variant(RbTag<spread(offsets(grouped(tall, 8)))>{});
+    add_variant(RbTag<spread(grouped(tall, 8))>{});
+    add_variant(RbTag<spread(offsets(grouped(pipelined, 16)))>{});
+    add_variant(RbTag<spread(offsets(grouped(wide, 8)))>{});
+    // The loop over phases: pairs with a branch inside (0, the rows above
+    // but the spread ones), pairs and the odd phase after the loop (1), or
+    // one phase a turn, its pair chosen at run time (2, as cuBLAS's loop).
+    constexpr auto looped = [](RbVariant v, int loop) {
+        v.loop = loop;
+        return v;
+    };
+    add_variant(RbTag<looped(wide_128_threads, 1)>{});
+    add_variant(RbTag<looped(grouped(wide_128_threads, 16), 1)>{});
+    add_variant(RbTag<looped(offsets(grouped(wide_128_threads, 16)), 1)>{});
+    add_variant(RbTag<looped(wide_128_threads, 2)>{});
+    add_variant(RbTag<looped(offsets(grouped(wide_128_threads, 16)), 2)>{});
+    add_variant(RbTag<looped(offsets(grouped(tall, 8)), 1)>{});
+    add_variant(RbTag<looped(offsets(grouped(tall, 8)), 2)>{});
+    add_variant(RbTag<looped(grouped(tall, 8), 2)>{});
+    add_variant(RbTag<looped(offsets(grouped(pipelined, 16)), 2)>{});
+    // Around the best of those (128 threads, 8 x 16 each, 2 blocks per
+    // SM, groups of 16, the odd phase after the loop): other groups,
+    // serpentine FMAs, warps 2 x 16, no padding, and 256 x 64 tiles of
+    // 16 x 8 a thread.
+    constexpr RbVariant narrow = looped(grouped(wide_128_threads, 16), 1);
+    constexpr auto unpadded = [](RbVariant v) {
+        v.pad_a = false;
+        return v;
+    };
+    constexpr auto warp2x16 = [](RbVariant v) {
+        v.warp4x8 = false;
+        return v;
+    };
+    add_variant(RbTag<grouped(narrow, 8)>{});
+    add_variant(RbTag<grouped(narrow, 32)>{});
+    add_variant(RbTag<serpentine(narrow)>{});
+    add_variant(RbTag<warp2x16(narrow)>{});
+    add_variant(RbTag<unpadded(narrow)>{});
+    constexpr RbVariant tall_128_threads{.threads = 128, .micro_rows = 16, .double_buffer = true, .pipelined = true,
+                                         .warp4x8 = true, .pad_a = true, .min_blocks = 2, .group_rows = 16,
+                                         .loop = 1};
+    add_variant(RbTag<tall_128_threads>{});
+    add_variant(RbTag<offsets(tall_128_threads)>{});
     add_variant(RbTag<offsets(streamed(grouped(RbVariant{}, 16), 2))>{});
     add_variant(RbTag<offsets(streamed(grouped(tall, 8), 2))>{});
     add_variant(RbTag<offsets(streamed(grouped(wide, 8), 2))>{});
