@@ -29,7 +29,7 @@ namespace {
 using lesson11::reference::Pair;
 
 enum class Input { random, all_equal, ascending, descending, few_distinct, negative, signed_zeros, top_in_one_block,
-                   nan_and_infinities };
+                   nan_and_infinities, crowded_at_the_bound };
 
 const char* input_name(Input input) {
     switch (input) {
@@ -42,6 +42,8 @@ const char* input_name(Input input) {
         case Input::signed_zeros: return "-0.0 and +0.0 mixed with negatives";
         case Input::top_in_one_block: return "the top k side by side in one stretch of k elements";
         case Input::nan_and_infinities: return "random with NaN, +inf and -inf sprinkled in";
+        case Input::crowded_at_the_bound:
+            return "k - 1 tiles of large values spread out, the first 8 floats of every 128 tied for the largest";
     }
     return "?";
 }
@@ -95,6 +97,36 @@ std::vector<float> make_values(Input input, int n, int k) {
                 if (kind[i] == 2 && i % 2 == 0) values[i] = std::numeric_limits<float>::infinity();
                 if (kind[i] == 3 && i % 2 == 0) values[i] = -std::numeric_limits<float>::infinity();
             }
+            break;
+        }
+        case Input::crowded_at_the_bound: {
+            // Made for the reference's sampled path (k <= 32, n >= 2^15; its
+            // page says how), so that its last block has too many candidates
+            // to rank: everything in [0, 1) but m - 1 tiles of 512 floats
+            // (m = min(k, 32)), 4 tiles apart, whose floats all exceed 1.5
+            // (the first 8 of every 128 tied at 3, the largest value; the rest
+            // in [1.5, 2)), and one 1.25 in the tile 4 after them. Below 2^21
+            // floats every tile is sampled, tile t in group t mod 128, so the
+            // threshold (the m-th largest group maximum) is the 1.25, and only
+            // the m - 1 tiles and the 1.25 beat it. The warps append them to
+            // the candidate buffer 32 keys at a time (every lane's vote passes)
+            // but once, so each tie, from lane 0 or 1 of a vote, lands on one
+            // of at most 24 of the last block's 256 threads. For m of 25 to 32
+            // its bound, the m-th largest of its threads' largest candidates,
+            // lies below all 32 (m - 1) ties: more than 512 candidates reach
+            // it, and the block merges lists instead of ranking them.
+            values = course::random_values<float>(count, 0.0f, 1.0f, label);
+            constexpr std::size_t kTile = 512;
+            const std::size_t apart = std::min<std::size_t>(4, count / (32 * kTile));
+            const std::size_t tiles = std::clamp<std::size_t>(static_cast<std::size_t>(k), 1, 32) - 1;
+            if (apart == 0) break;
+            const std::vector<float> large = course::random_values<float>(tiles * kTile, 1.5f, 2.0f, label + " large");
+            for (std::size_t tile = 0; tile < tiles; ++tile) {
+                for (std::size_t j = 0; j < kTile; ++j) {
+                    values[tile * apart * kTile + j] = j % 128 < 8 ? 3.0f : large[tile * kTile + j];
+                }
+            }
+            values[tiles * apart * kTile + kTile / 2] = 1.25f;
             break;
         }
     }
@@ -350,9 +382,15 @@ TEST_CASE("large arrays with k up to 32 give the CPU's top k, whatever their ord
     // clustered arrays are where a threshold guessed from part of the array
     // lets the most keys through: so many, for the sorted and the equal
     // arrays of 2^22 floats, that they overflow its buffer of candidates.
+    // The crowded array lets through fewer than the buffer holds, but too
+    // many ties for the end of the path to rank (see make_values): it is
+    // made for one size, below 2^21 floats.
     const Input input = GENERATE(Input::random, Input::ascending, Input::all_equal, Input::top_in_one_block,
-                                 Input::nan_and_infinities);
+                                 Input::nan_and_infinities, Input::crowded_at_the_bound);
     const bool overflowing = input == Input::ascending || input == Input::all_equal;
-    const int n = !course::kEmulator ? (1 << 24) + 7 : overflowing ? (1 << 22) + 7 : (1 << 16) + 7;
+    const int n = input == Input::crowded_at_the_bound ? (1 << 16) + 7
+                  : !course::kEmulator                ? (1 << 24) + 7
+                  : overflowing                       ? (1 << 22) + 7
+                                                      : (1 << 16) + 7;
     require_top_k(input, n, {1, 2, 31, 32});
 }

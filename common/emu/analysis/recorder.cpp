@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -65,6 +66,7 @@ struct Who {
     std::uintptr_t pc = 0;
     std::uint8_t mask = 0;  // bytes of the word
     std::uint32_t grid_phase = 0;  // cooperative launches: accesses of different grid.sync() phases are ordered
+    std::uint32_t fences = 0;      // fences run in the launch before this access (see fenced_between)
 };
 
 struct Shadow {
@@ -192,6 +194,8 @@ public:
         allocations_ = detail::live_device_allocations();
         global_shadow_.clear();
         grid_phase_ = 0;
+        fence_count_ = 0;
+        fences_.clear();
         ++launches_[kernel_];
         const unsigned long long threads = 1ull * info.grid.x * info.grid.y * info.grid.z * info.block.x *
                                            info.block.y * info.block.z;
@@ -320,11 +324,7 @@ public:
             return;  // the thread's stack, or the emulator's own data
         }
         instrumented_code_ran = true;
-        if (!have_block_) {
-            const uint3 b = current_thread->block_idx;
-            block_linear_ = b.x + info_->grid.x * (b.y + info_->grid.y * b.z);
-            have_block_ = true;
-        }
+        note_block();
         const std::uint32_t linear = thread_linear();
         ThreadState& t = threads_[linear];
         shadow_check(pc, address, size, flags, linear, t);
@@ -341,6 +341,14 @@ public:
         }
         accesses_.push_back(Access{pc, address, t.barrier_epoch, t.warp_epoch, k, static_cast<std::uint32_t>(size),
                                    static_cast<std::uint16_t>(linear), flags});
+    }
+
+    // From __tsan_atomic_thread_fence (__threadfence() and its kin): the
+    // running thread's fence, numbered in the order fences run in the launch.
+    void fence() {
+        if (info_ == nullptr || threads_.empty()) return;
+        note_block();
+        fences_[grid_thread(block_linear_, thread_linear())].push_back(++fence_count_);
     }
 
     // From __sanitizer_cov_trace_pc: the running thread entered the basic
@@ -385,6 +393,18 @@ private:
         return names->insert(name).first->c_str();
     }
 
+    void note_block() {
+        if (have_block_) return;
+        const uint3 b = current_thread->block_idx;
+        block_linear_ = b.x + info_->grid.x * (b.y + info_->grid.y * b.z);
+        have_block_ = true;
+    }
+
+    // A thread of the grid, for fences_.
+    std::uint64_t grid_thread(std::uint32_t block, std::uint32_t thread) const {
+        return std::uint64_t{block} * threads_.size() + thread;
+    }
+
     std::uint32_t thread_linear() const {
         const uint3 t = current_thread->thread_idx;
         return t.x + info_->block.x * (t.y + info_->block.y * t.z);
@@ -408,12 +428,30 @@ private:
     }
 
     // Two accesses race when they are by different threads with no barrier
-    // (or, within a warp, no warp collective) between them.
-    static bool concurrent(const Who& a, const Who& b) {
+    // (or, within a warp, no warp collective) between them; of different
+    // blocks, with no fences between them either.
+    bool concurrent(const Who& a, const Who& b) const {
         if (!a.valid || (a.mask & b.mask) == 0 || a.grid_phase != b.grid_phase) return false;
-        if (a.block != b.block) return true;
+        if (a.block != b.block) return !fenced_between(a, b);
         if (a.thread == b.thread || a.barrier_epoch != b.barrier_epoch) return false;
         return a.thread / 32 != b.thread / 32 || a.warp_epoch == b.warp_epoch;
+    }
+
+    // Whether a fence of a's thread after `a` ran before a fence of b's
+    // thread before `b` (b is the later access): every fence is taken as a
+    // sequentially consistent read-modify-write of one word, which orders
+    // what its thread did before it with what the thread of any later fence
+    // does after that one. That is what lets a block publish its results
+    // with a fence and an atomic ticket, and the last block read them after
+    // its own fence (lesson 11's sampled path); it also orders a read after
+    // a fence that merely happened to run later, with no flag between them.
+    bool fenced_between(const Who& a, const Who& b) const {
+        const auto mine = fences_.find(grid_thread(a.block, a.thread));
+        const auto theirs = fences_.find(grid_thread(b.block, b.thread));
+        if (mine == fences_.end() || theirs == fences_.end()) return false;
+        const auto released = std::upper_bound(mine->second.begin(), mine->second.end(), a.fences);
+        const auto acquired = std::upper_bound(theirs->second.begin(), theirs->second.end(), b.fences);
+        return released != mine->second.end() && acquired != theirs->second.begin() && *released < *std::prev(acquired);
     }
 
     void race(bool shared, const Who& earlier, bool earlier_writes, const Who& later, bool later_writes) {
@@ -450,7 +488,7 @@ private:
             }
             Shadow& s = map[word];
             const Who me{true, block_linear_, static_cast<std::uint16_t>(linear), t.barrier_epoch, t.warp_epoch, pc, mask,
-                         grid_phase_};
+                         grid_phase_, fence_count_};
             if (flags & kAtomic) {
                 s.written |= mask;
                 s.writer.valid = false;  // an atomic orders what came before it, as far as this check goes
@@ -521,7 +559,7 @@ private:
                     std::uint32_t linear, const ThreadState& t) {
         WriteSeen& w = writes_[address];
         const Who me{true, block_linear_, static_cast<std::uint16_t>(linear), t.barrier_epoch, t.warp_epoch, pc, 1,
-                     grid_phase_};
+                     grid_phase_, fence_count_};
         if (flags & kAtomic) w.atomic = true;
         else if (w.last.valid && !w.atomic && concurrent(w.last, me)) w.race = true;
         if (!w.last.valid || w.last.block != me.block || w.last.thread != me.thread) ++w.writers;
@@ -564,6 +602,8 @@ private:
     std::uint32_t block_linear_ = 0;
     bool have_block_ = false;
     std::uint32_t grid_phase_ = 0;
+    std::uint32_t fence_count_ = 0;                                          // fences run in this launch
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> fences_;  // by grid_thread: its fences' numbers
     bool block_truncated_ = false;
     unsigned long long truncated_blocks_ = 0;
     std::map<const char*, unsigned long long> launches_;
@@ -1112,6 +1152,12 @@ void record_block_entered(std::uintptr_t pc) {
     if (!g_recorder.active || current_thread == nullptr) return;
     detail::AnalysisSection section;
     g_recorder.block_entered(pc);
+}
+
+void record_fence() {
+    if (!g_recorder.active || current_thread == nullptr) return;
+    detail::AnalysisSection section;
+    g_recorder.fence();
 }
 
 bool instrumented() { return g_recorder.instrumented_code_ran; }

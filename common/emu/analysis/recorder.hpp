@@ -19,6 +19,10 @@ enum AccessFlags : std::uint8_t { kWrite = 1, kShared = 2, kAtomic = 4 };
 /// instruction `pc`, while an analysis runs; nothing otherwise.
 void record_access(const volatile void* address, std::size_t size, std::uint8_t flags, std::uintptr_t pc);
 
+/// Records a memory fence by the running kernel thread (it orders accesses of
+/// different blocks: see Recorder::fenced_between).
+void record_fence();
+
 /// Records that the running kernel thread entered the basic block at `pc`.
 void record_block_entered(std::uintptr_t pc);
 

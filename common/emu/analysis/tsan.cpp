@@ -135,7 +135,12 @@ COURSE_TSAN_ATOMIC(32, unsigned int)
 COURSE_TSAN_ATOMIC(64, unsigned long long)
 #undef COURSE_TSAN_ATOMIC
 
-void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// A fence (__threadfence() and its kin, cuda::atomic_thread_fence): performed,
+// and recorded, since a fence orders accesses of different blocks.
+void __tsan_atomic_thread_fence(int) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    course_emu::analysis::record_fence();
+}
 void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 
 // -fsanitize-coverage=trace-pc: called at the start of every basic block.

@@ -6,7 +6,9 @@
 /// Device memory is host memory and the blocks of a grid run on several
 /// host threads, so each of these is its C++ counterpart: a fence is
 /// `std::atomic_thread_fence` (sequentially consistent, whatever its CUDA
-/// scope: the emulator has one memory), and an atomic reference is a
+/// scope: the emulator has one memory; in analysed code the instrumentation
+/// hands it to course_emu_analysis, which performs it and records it for the
+/// race check), and an atomic reference is a
 /// `std::atomic_ref` with the memory order the kernel asked for. Like CUDA's
 /// atomic functions (atomics.hpp), every operation is first a scheduling
 /// point, where the other threads of the block may run; a load, and a

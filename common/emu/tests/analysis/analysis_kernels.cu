@@ -133,4 +133,29 @@ void wmma_through_shared(const __half* a, const __half* b, float* out) { wmma_ke
 
 int wmma_through_shared_first_call_line() { return 124; }
 
+constexpr int kPublishWriteLine = __LINE__ + 5;
+__global__ void publish_then_ticket_kernel(int* slots, unsigned* ticket, int* total, bool fenced) {
+    __shared__ bool last;
+    const unsigned block_threads = blockDim.x;
+    const unsigned i = blockIdx.x * block_threads + threadIdx.x;
+    slots[i] = static_cast<int>(i);
+    if (fenced) __threadfence();  // this thread's slot is seen before the ticket says the block is done
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    if (fenced) __threadfence();
+    if (threadIdx.x != 0) return;
+    int sum = 0;
+    for (unsigned j = 0; j < gridDim.x * block_threads; ++j) sum += slots[j];
+    *total = sum;
+}
+constexpr int kPublishReadLine = kPublishWriteLine + 9;
+
+void publish_then_ticket(int* slots, unsigned* ticket, int* total, unsigned blocks, bool fenced) {
+    publish_then_ticket_kernel<<<blocks, 32>>>(slots, ticket, total, fenced);
+}
+int publish_then_ticket_write_line() { return kPublishWriteLine; }
+int publish_then_ticket_read_line() { return kPublishReadLine; }
+
 }  // namespace analysis_kernels

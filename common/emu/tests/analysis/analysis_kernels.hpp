@@ -44,4 +44,14 @@ cudaError_t neighbour_exchange(int* slots, int* seen, unsigned blocks, bool skip
 int neighbour_exchange_write_line();
 int neighbour_exchange_read_line();
 
+/// `blocks` blocks of 32 threads: each thread writes its slot (slots has
+/// 32 `blocks` ints), then (when fenced) __threadfence(); thread 0 of each
+/// block takes a ticket (*ticket starts at 0), and thread 0 of the last block
+/// to take one, after a __threadfence() of its own (when fenced), adds up
+/// every slot into *total: lesson 11's last-block pattern.
+void publish_then_ticket(int* slots, unsigned* ticket, int* total, unsigned blocks, bool fenced);
+/// The lines of publish_then_ticket's write and read of the slots.
+int publish_then_ticket_write_line();
+int publish_then_ticket_read_line();
+
 }  // namespace analysis_kernels

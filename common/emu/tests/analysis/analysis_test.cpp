@@ -268,6 +268,31 @@ TEST_CASE("In a cooperative launch grid.sync() orders accesses of different bloc
     }
 }
 
+TEST_CASE("Results published with a fence and an atomic ticket are read by the last block after its fence without "
+          "a race, and without the fences they race",
+          "[analysis]") {
+    const unsigned blocks = 4;
+    course::DeviceBuffer<int> slots(std::vector<int>(32 * blocks, 0)), total(std::vector<int>{0});
+    course::DeviceBuffer<unsigned> ticket(std::vector<unsigned>{0});
+    const bool fenced = GENERATE(true, false);
+    CAPTURE(fenced);
+    const auto report = analyse([&] {
+        analysis_kernels::publish_then_ticket(slots.data(), ticket.data(), total.data(), blocks, fenced);
+    });
+    INFO(report.text());
+    CHECK(total.download()[0] == static_cast<int>(32 * blocks * (32 * blocks - 1) / 2));
+    if (fenced) {
+        CHECK(report.races.empty());
+    } else {
+        // The last block's thread 0 reads the slots of the 3 blocks before it.
+        REQUIRE(report.races.size() == 1);
+        CHECK_FALSE(report.races[0].shared);
+        CHECK(report.races[0].first.line == analysis_kernels::publish_then_ticket_write_line());
+        CHECK(report.races[0].second.line == analysis_kernels::publish_then_ticket_read_line());
+        CHECK(report.races[0].count == 3 * 32);
+    }
+}
+
 TEST_CASE("wmma calls through shared memory are no lane's accesses: no race, no unwritten read, no divergence",
           "[analysis][wmma]") {
     // The warp's work is done by the runtime for the warp, so the report shows
