@@ -1,10 +1,9 @@
 # Cross-compiles the course for 64-bit ARM Linux (aarch64: Graviton, Jetson,
 # Linux on Apple silicon) with Debian's cross toolchain, and runs what it
 # builds under qemu's user-mode emulator. `./course check --arch aarch64`
-# uses it; by hand:
+# uses it (CMakePresets.json's check-aarch64 preset); by hand:
 #
-#   cmake -S . -B build/check-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
-#         -DCOURSE_BACKEND=emu -DCOURSE_SOURCE=solutions -DCOURSE_CHECK=ON
+#   cmake --preset check-aarch64 -B build/check-aarch64
 #
 # Debian packages (amd64 host; `dpkg --add-architecture arm64` first):
 #   g++-aarch64-linux-gnu qemu-user libboost-context-dev:arm64

@@ -6,7 +6,7 @@
 //   course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn|score]
 //                 [--isolation TEXT] [--visibility [NN=]V] [--hidden-visibility V]
 //                 [--student NAME] [--tests FILE] [--results FILE] [--build-status FILE]
-//                 [--sources DIR] [--seconds S] [--student NAME ...]
+//                 [--sources DIR] [--seconds S] [--student NAME ...] [--graded DIR ...]
 //                 [--progress FILE] [--exit-status] [--gradebook DIR] [NN ...]
 //
 // The report in FORMAT goes to stdout. --progress FILE records the grade in
@@ -29,6 +29,11 @@
 // NN-slug/ lesson files (scanned for the lessons' forbidden calls) and the
 // seconds grading took.
 // Options before the first --student describe one unnamed student.
+// --graded DIR is a student `./course grade-all` (or grade --submission)
+// graded in the folder DIR, named by the folder: DIR/tests.jsonl,
+// results.jsonl, build-status.json, work/src (the lesson files), seconds,
+// and isolation (the sandbox's description, the report's when --isolation
+// gives none).
 //
 // The driver reads the manifest and writes the build status through this
 // tool too, so that no shell code parses or escapes JSON:
@@ -1181,9 +1186,28 @@ int usage() {
     std::cerr << "usage: course_report --build DIR [--format table|json|junit|csv|gradescope|prairielearn|score]\n"
                  "                     [--isolation TEXT] [--visibility [NN=]V] [--hidden-visibility V]\n"
                  "                     [--student NAME] [--tests FILE] [--results FILE] [--build-status FILE]\n"
-                 "                     [--sources DIR] [--seconds S] [--student NAME ...]\n"
+                 "                     [--sources DIR] [--seconds S] [--student NAME ...] [--graded DIR ...]\n"
                  "                     [--progress FILE] [--exit-status] [--gradebook DIR] [NN ...]\n";
     return 2;
+}
+
+// The student graded in the folder DIR (--graded), and ISOLATION the
+// sandbox's description there, when it has one.
+Student graded_in(std::string dir, std::string& isolation) {
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    Student st;
+    st.name = std::filesystem::path(dir).filename().string();
+    st.tests = dir + "/tests.jsonl";
+    st.results = dir + "/results.jsonl";
+    st.build_status = dir + "/build-status.json";
+    st.sources = dir + "/work/src";
+    std::ifstream seconds(dir + "/seconds");
+    double s = 0;
+    if (seconds >> s) st.seconds = s;
+    std::string text = read_file(dir + "/isolation");
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    if (!text.empty()) isolation = text;
+    return st;
 }
 
 bool known_visibility(const std::string& v) {
@@ -1200,7 +1224,7 @@ int main(int argc, char** argv) {
             return run_command(command, std::vector<std::string>(argv + 2, argv + argc));
         }
     }
-    std::string build_dir, format = "table", progress_path, gradebook;
+    std::string build_dir, format = "table", progress_path, gradebook, graded_isolation;
     bool exit_status = false;
     Context ctx;
     std::set<std::string> selected;
@@ -1228,10 +1252,11 @@ int main(int argc, char** argv) {
             else if (eq == std::string::npos) ctx.default_visibility = v;
             else ctx.visibility[value.substr(0, eq)] = v;
         }
-        else if (arg == "--student" && has_value) {
+        else if ((arg == "--student" || arg == "--graded") && has_value) {
             if (named) students.emplace_back();
             named = true;
-            students.back().name = argv[++i];
+            if (arg == "--student") students.back().name = argv[++i];
+            else students.back() = graded_in(argv[++i], graded_isolation);
         } else if (arg == "--tests" && has_value) students.back().tests = argv[++i];
         else if (arg == "--results" && has_value) students.back().results = argv[++i];
         else if (arg == "--build-status" && has_value) students.back().build_status = argv[++i];
@@ -1240,6 +1265,7 @@ int main(int argc, char** argv) {
         else if (!arg.empty() && arg[0] != '-') selected.insert(arg);
         else return usage();
     }
+    if (ctx.isolation.empty()) ctx.isolation = graded_isolation;
     if (build_dir.empty()) {
         std::cerr << "course_report: --build DIR is required\n";
         return usage();
