@@ -45,10 +45,12 @@ void matmul_tiled(const float* A, const float* B, float* C, int N, int M, int K)
 /// computes a small tile of C in registers.
 ///
 /// Same contract as matmul_tiled(). The reference uses 128 x 128 block tiles
-/// of C, 8 columns of A (rows of B) per phase and 256 threads that each keep
-/// an 8 x 8 tile of C in registers; one pair of shared slabs (two barriers
-/// per phase); `float4` loads where the shape and alignment allow, and
-/// bounds checks for every other shape.
+/// of C, 8 columns of A (rows of B) per phase and 128 threads that each keep
+/// an 8 x 16 tile of C in registers (two blocks fit an SM); two pairs of
+/// shared slabs, one barrier per phase, the shared reads one k ahead of the
+/// multiply-adds; tiles taken down groups of 16 tile rows; `float4` loads
+/// where the shape and alignment allow, and bounds checks for every other
+/// shape.
 ///
 /// @param A device pointer to N * M floats, row-major (may be null when it is empty).
 /// @param B device pointer to M * K floats, row-major (may be null when it is empty).
