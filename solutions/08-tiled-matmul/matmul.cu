@@ -12,6 +12,7 @@
 #include <matmul.hpp>
 
 #include <course/cuda_check.hpp>
+#include <course/tile_order.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -134,17 +135,6 @@ __device__ float4 load_quad(const float* matrix, int rows, int cols, int row, in
     }
 }
 
-// The tile (row, column) of C that block number `linear` computes: down
-// groups of kGroupRows tile rows, column by column within a group.
-__device__ void tile_of_block(int linear, int tile_rows, int tile_cols, int& tile_row, int& tile_col) {
-    const int group = linear / (kGroupRows * tile_cols);
-    const int first_row = group * kGroupRows;
-    const int rows_in_group = min(tile_rows - first_row, kGroupRows);
-    const int in_group = linear - group * kGroupRows * tile_cols;
-    tile_row = first_row + in_group % rows_in_group;
-    tile_col = in_group / rows_in_group;
-}
-
 // kAligned: N and K are multiples of 128, M of 8, and the pointers are
 // 16-byte aligned, so no tile crosses an edge and every access may be a
 // float4. Otherwise every load and store is checked.
@@ -160,7 +150,7 @@ __global__ void __launch_bounds__(kThreadsRb, 2)
 
     const int tid = threadIdx.x;
     int tile_row = 0, tile_col = 0;
-    tile_of_block(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, tile_row, tile_col);
+    course::grouped_tile(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, kGroupRows, tile_row, tile_col);
     const int block_row = tile_row * kBlockRows;
     const int block_col = tile_col * kBlockCols;
 

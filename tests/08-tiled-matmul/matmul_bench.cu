@@ -21,6 +21,7 @@
 #include <course/cublas_check.hpp>
 #include <course/device_buffer.hpp>
 #include <course/inputs.hpp>
+#include <course/tile_order.hpp>
 
 #include <cuda_pipeline.h>
 
@@ -157,12 +158,7 @@ struct RbSchedule {
 template <int kGroupRows>
 __device__ void tile_position(int linear, int tiles_m, int tiles_n, int& tile_row, int& tile_col) {
     if constexpr (kGroupRows > 0) {
-        const int group = linear / (kGroupRows * tiles_n);
-        const int first_row = group * kGroupRows;
-        const int rows_in_group = min(tiles_m - first_row, kGroupRows);
-        const int in_group = linear - group * kGroupRows * tiles_n;
-        tile_row = first_row + in_group % rows_in_group;
-        tile_col = in_group / rows_in_group;
+        course::grouped_tile(linear, tiles_m, tiles_n, kGroupRows, tile_row, tile_col);
     } else {
         tile_row = linear / tiles_n;
         tile_col = linear % tiles_n;
