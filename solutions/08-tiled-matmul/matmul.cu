@@ -213,11 +213,14 @@ __global__ void __launch_bounds__(kThreadsRb, 2)
     // Phase p reads pair p % 2 (`current`). Its last k stores slab p + 1
     // (loaded a phase ago) into the other pair and loads slab p + 2 into
     // the same registers; then the phase's one barrier, and the next pair's
-    // k = 0 is read during the last k's FMAs. The loads sit at the barrier
-    // on purpose: there ptxas keeps them, a whole phase before their stores
-    // (from the middle of a phase it moved them down next to their use).
-    // The last phases load their own slab again and store it where no one
-    // reads: no branch around the loads.
+    // k = 0 is read during the last k's FMAs. The loads are written at the
+    // barrier, as early as their registers are free. ptxas may still move
+    // them (they are read-only loads, which may cross a barrier): on an H100
+    // build (sm_90, CUDA 13) it issues them over the next phase, up to 120
+    // instructions before their stores; the benchmark's fastest row, the
+    // same code in PTX, has them elsewhere and is 2% faster (see the
+    // lesson's "Going further"). The last phases load their own slab again
+    // and store it where no one reads: no branch around the loads.
     const int phases = (M + kSlab - 1) / kSlab;
     const auto phase_step = [&](Fragments (&f)[2], int current, int phase) {
 #ifdef __CUDA_ARCH__

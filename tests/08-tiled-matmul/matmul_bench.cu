@@ -38,8 +38,8 @@
 // worth on the same GPU in one run. All arrange their threads as 16 rows
 // of threads, each thread computing a micro-tile of C whose rows (columns)
 // come in groups of 4, one group per 16 rows (columns) of threads apart
-// (the reference's 8 x 8 with 16 x 16 threads: two groups each way, 64
-// apart), and store A's slab transposed. The switches, one RbVariant each:
+// (the first reference's 8 x 8 with 16 x 16 threads: two groups each way,
+// 64 apart), and store A's slab transposed. The switches, one RbVariant each:
 //   slab_k        columns of A (rows of B) per phase, 8 or 16
 //   threads       256 (16 x 16) or 128 (16 rows of 8)
 //   micro_rows,   the micro-tile, 8 or 16 each way; the block tile of C is
@@ -49,6 +49,11 @@
 //                 one pair and two barriers
 //   async_copy    (with double_buffer) the next slabs copied from global
 //                 into the other pair by cp.async, not staged in registers
+//                 (A's 4 bytes a copy: its slab is transposed)
+//   stages        (async_copy with pipelined) pairs of slabs: 2 or 3; at a
+//                 phase's barrier the pair just read takes the copies of
+//                 the phase `stages` later, so with 3 a copy has two
+//                 phases of FMAs to land (cuBLAS's FP32 kernel has 3)
 //   pipelined     (with double_buffer) each k's values of A and B are read
 //                 from shared memory into registers during the previous k's
 //                 FMAs, and k = 0 of the next pair during the last k's, after
@@ -89,6 +94,13 @@
 //                 from blockIdx or M, and all take registers through the
 //                 FMAs (what ptxas then makes of it differs by variant: see
 //                 the rows)
+//   spread        (with pipelined) the stores into the other pair and the
+//                 next loads one float4 a k (stores from k = 1, loads after
+//                 them) instead of all at the barrier; the loads then are
+//                 ld.global.cg, which ptxas keeps on their side of it
+//   loop          (with pipelined) 0: two phases a turn, the second behind
+//                 a branch; 1: two phases a turn and an odd one after the
+//                 loop; 2: one phase a turn, its pair chosen at run time
 // The defaults are the aligned path of the reference before 2026-11-26 (128 x 128,
 // 8 x 8 a thread, one pair of slabs); the reference now is the row
 // "128x128 (8x16 a thread, 128 threads) ..., groups of 16 tile rows, odd phase
