@@ -13,6 +13,7 @@
 #include <wmma_gemm.hpp>
 
 #include <course/cuda_check.hpp>
+#include <course/tile_order.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -244,12 +245,10 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocksPerSM)
     // they would need all of B at once.
     const int tiles_m = static_cast<int>(gridDim.y), tiles_n = static_cast<int>(gridDim.x);
     const int linear = static_cast<int>(blockIdx.y) * tiles_n + static_cast<int>(blockIdx.x);
-    const int group = linear / (Tile::kGroupRows * tiles_n);
-    const int first_row = group * Tile::kGroupRows;
-    const int rows_in_group = min(tiles_m - first_row, Tile::kGroupRows);
-    const int in_group = linear - group * Tile::kGroupRows * tiles_n;
-    const int block_row = (first_row + in_group % rows_in_group) * Tile::kBlockM;
-    const int block_col = in_group / rows_in_group * Tile::kBlockN;
+    int tile_row = 0, tile_col = 0;
+    course::grouped_tile(linear, tiles_m, tiles_n, Tile::kGroupRows, tile_row, tile_col);
+    const int block_row = tile_row * Tile::kBlockM;
+    const int block_col = tile_col * Tile::kBlockN;
 
     // The register block, live for the whole K loop.
     wmma::fragment<wmma::accumulator, kFragment, kFragment, kFragment, float> acc[Tile::kFragsM][Tile::kFragsN];

@@ -1,7 +1,7 @@
 /// @file tile_order.hpp
 /// @brief The order in which the blocks of a matrix product take their tiles
 /// of C: down groups of rows of tiles, column by column (lesson 08's
-/// register-blocked kernel and its benchmark's variants).
+/// register-blocked kernel and its benchmark's variants, lesson 22's tensor-core GEMM).
 #pragma once
 
 #include <cuda_runtime.h>
