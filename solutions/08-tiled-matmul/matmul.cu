@@ -114,6 +114,11 @@ constexpr int kMicroCols = 16;
 constexpr int kRowGroup = 64;     // distance between a thread's two groups of 4 rows
 constexpr int kColGroup = 32;     // distance between its four groups of 4 columns
 constexpr int kGroupRows = 16;    // tile rows per group of the block order
+// A's slab is stored transposed with 4 floats of padding a row: the 4 floats
+// a thread stores from one float4 of A go to 4 rows of the slab, and
+// without the padding the two threads of a row of A would store into the
+// same banks.
+constexpr int kAStride = kBlockRows + 4;
 // Float4 of each slab a thread loads per phase: A's slab is 128 x 8 floats,
 // B's 8 x 128, 256 float4 each.
 constexpr int kQuads = kBlockRows * kSlab / 4 / kThreadsRb;
@@ -135,17 +140,22 @@ __device__ float4 load_quad(const float* matrix, int rows, int cols, int row, in
     }
 }
 
-// kAligned: N and K are multiples of 128, M of 8, and the pointers are
-// 16-byte aligned, so no tile crosses an edge and every access may be a
-// float4. Otherwise every load and store is checked.
+// kAligned: N and K are multiples of 128, M a positive multiple of 8, and
+// the pointers are 16-byte aligned, so no tile crosses an edge and every
+// access may be a float4. Otherwise every load and store is checked.
+//
+// N comes last, after M and K, as in the benchmark's fastest row, whose
+// machine code this kernel's is: with N first, ptxas (CUDA 13, sm_90)
+// schedules the same PTX differently, 3% slower on an H100 (the lesson's
+// "What cuBLAS does, and the last 2%").
 template <bool kAligned>
 __global__ void __launch_bounds__(kThreadsRb, 2)
     matmul_register_blocked_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-                                   int N, int M, int K) {
+                                   int M, int K, int N) {
     // Two pairs of slabs. A's slab is stored transposed, a_slab[pair][k][row],
     // so that a thread's 8 values of one column k are two float4 reads, like
     // its 16 of B's row k.
-    __shared__ __align__(16) float a_slab[2][kSlab][kBlockRows];
+    __shared__ __align__(16) float a_slab[2][kSlab][kAStride];
     __shared__ __align__(16) float b_slab[2][kSlab][kBlockCols];
 
     const int tid = threadIdx.x;
@@ -154,37 +164,37 @@ __global__ void __launch_bounds__(kThreadsRb, 2)
     const int block_row = tile_row * kBlockRows;
     const int block_col = tile_col * kBlockCols;
 
-    // Who loads what: float4 q of A's slab is row tid / 2 + q * 64, columns
-    // (tid % 2) * 4 .. +3 (two threads a row: its 32 bytes are one sector);
-    // of B's, row tid / 32 + q * 4, columns (tid % 32) * 4 .. +3 (32 threads
-    // a row, 512 consecutive bytes).
-    const auto a_row = [&](int q) { return tid / 2 + q * (kThreadsRb / 2); };
-    const int a_col = (tid % 2) * 4;
-    const auto b_row = [&](int q) { return tid / 32 + q * (kThreadsRb / 32); };
-    const int b_col = (tid % 32) * 4;
+    // Who loads what: number the float4 of a slab row by row; thread tid
+    // loads numbers tid + q * 128, q = 0, 1. A's slab has 2 float4 a row
+    // (its 32 bytes are one sector), B's 32 (512 consecutive bytes).
+    const auto a_row = [&](int q) { return (tid + q * kThreadsRb) / (kSlab / 4); };
+    const auto a_col = [&](int q) { return ((tid + q * kThreadsRb) % (kSlab / 4)) * 4; };
+    const auto b_row = [&](int q) { return (tid + q * kThreadsRb) / (kBlockCols / 4); };
+    const auto b_col = [&](int q) { return ((tid + q * kThreadsRb) % (kBlockCols / 4)) * 4; };
 
     // Who computes what (see the comment above kBlockRows): warp w is thread
-    // rows 4w .. 4w+3.
-    const int ty = tid / 8;
-    const int tx = tid % 8;
+    // rows 4w .. 4w+3, lane l of it row 4w + l / 8, column l % 8. (tid / 8
+    // and tid % 8 are the same numbers, and give the same loop, two
+    // instructions earlier in memory: 0.8% slower on an H100, see the page.)
+    const int warp = tid / 32, lane = tid % 32;
+    const int ty = warp * 4 + lane / 8;
+    const int tx = lane % 8;
 
     // The next phase's slabs, in registers between their load and their store.
     float4 a_next[kQuads], b_next[kQuads];
     const auto load = [&](int phase) {
         const int k0 = phase * kSlab;
-        for (int q = 0; q < kQuads; ++q) {
-            a_next[q] = load_quad<kAligned>(A, N, M, block_row + a_row(q), k0 + a_col);
-            b_next[q] = load_quad<kAligned>(B, M, K, k0 + b_row(q), block_col + b_col);
-        }
+        for (int q = 0; q < kQuads; ++q) a_next[q] = load_quad<kAligned>(A, N, M, block_row + a_row(q), k0 + a_col(q));
+        for (int q = 0; q < kQuads; ++q) b_next[q] = load_quad<kAligned>(B, M, K, k0 + b_row(q), block_col + b_col(q));
     };
     const auto store = [&](int pair) {
         for (int q = 0; q < kQuads; ++q) {
-            a_slab[pair][a_col + 0][a_row(q)] = a_next[q].x;
-            a_slab[pair][a_col + 1][a_row(q)] = a_next[q].y;
-            a_slab[pair][a_col + 2][a_row(q)] = a_next[q].z;
-            a_slab[pair][a_col + 3][a_row(q)] = a_next[q].w;
-            *reinterpret_cast<float4*>(&b_slab[pair][b_row(q)][b_col]) = b_next[q];
+            a_slab[pair][a_col(q) + 0][a_row(q)] = a_next[q].x;
+            a_slab[pair][a_col(q) + 1][a_row(q)] = a_next[q].y;
+            a_slab[pair][a_col(q) + 2][a_row(q)] = a_next[q].z;
+            a_slab[pair][a_col(q) + 3][a_row(q)] = a_next[q].w;
         }
+        for (int q = 0; q < kQuads; ++q) *reinterpret_cast<float4*>(&b_slab[pair][b_row(q)][b_col(q)]) = b_next[q];
     };
 
     // A thread's values of A's column k (two groups of 4) and B's row k
@@ -214,34 +224,13 @@ __global__ void __launch_bounds__(kThreadsRb, 2)
     // (loaded a phase ago) into the other pair and loads slab p + 2 into
     // the same registers; then the phase's one barrier, and the next pair's
     // k = 0 is read during the last k's FMAs. The loads are written at the
-    // barrier, as early as their registers are free. ptxas may still move
-    // them (they are read-only loads, which may cross a barrier): on an H100
-    // build (sm_90, CUDA 13) it issues them over the next phase, up to 120
-    // instructions before their stores; the benchmark's fastest row, the
-    // same code in PTX, has them elsewhere and is 2% faster (see the
-    // lesson's "Going further"). The last phases load their own slab again
-    // and store it where no one reads: no branch around the loads.
-    const int phases = (M + kSlab - 1) / kSlab;
-    const auto phase_step = [&](Fragments (&f)[2], int current, int phase) {
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-        for (int k = 0; k < kSlab; ++k) {
-            if (k + 1 < kSlab) {
-                read_fragments(f[(k + 1) % 2], current, k + 1);
-            } else {
-                store(1 - current);
-                load(min(phase + 2, phases - 1));
-                // The phase's barrier: the other pair is complete before
-                // anyone reads it, and this pair, read by everyone by now,
-                // may be overwritten in the next phase.
-                __syncthreads();
-                read_fragments(f[(k + 1) % 2], 1 - current, 0);
-            }
-            multiply_add(f[k % 2]);
-        }
-    };
-    if (phases > 0) {
+    // barrier, as early as their registers are free; ptxas issues these
+    // read-only loads where it sees fit (they may cross a barrier). The
+    // last phases load their own slab again and store it where no one
+    // reads: no branch around the loads. The aligned path has a phase
+    // (M >= 8); the general one skips the whole pipeline when M = 0.
+    const int phases = kAligned ? M / kSlab : (M + kSlab - 1) / kSlab;
+    if (kAligned || phases > 0) {
         Fragments f[2];
         load(0);
         store(0);
@@ -249,15 +238,34 @@ __global__ void __launch_bounds__(kThreadsRb, 2)
         // Barrier: the first pair is complete before anyone reads it.
         __syncthreads();
         read_fragments(f[0], 0, 0);
+        const auto phase_step = [&](int current, int phase) {
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+            for (int k = 0; k < kSlab; ++k) {
+                if (k + 1 < kSlab) {
+                    read_fragments(f[(k + 1) % 2], current, k + 1);
+                } else {
+                    store(1 - current);
+                    load(min(phase + 2, phases - 1));
+                    // The phase's barrier: the other pair is complete before
+                    // anyone reads it, and this pair, read by everyone by now,
+                    // may be overwritten in the next phase.
+                    __syncthreads();
+                    read_fragments(f[(k + 1) % 2], 1 - current, 0);
+                }
+                multiply_add(f[k % 2]);
+            }
+        };
         // Two phases a turn, so that both pairs' addresses are constants,
         // and an odd last phase after the loop: no branch in the loop's
         // body (one there cost the loop 3% on an H100).
         int phase = 0;
         for (; phase + 1 < phases; phase += 2) {
-            phase_step(f, 0, phase);
-            phase_step(f, 1, phase + 1);
+            phase_step(0, phase);
+            phase_step(1, phase + 1);
         }
-        if (phase < phases) phase_step(f, 0, phase);
+        if (phase < phases) phase_step(0, phase);
     }
 
     for (int i = 0; i < kMicroRows; ++i) {
@@ -293,12 +301,12 @@ void matmul_tiled(const float* A, const float* B, float* C, int N, int M, int K)
 void matmul_register_blocked(const float* A, const float* B, float* C, int N, int M, int K) {
     if (N <= 0 || K <= 0) return;
     const dim3 grid((K + kBlockCols - 1) / kBlockCols, (N + kBlockRows - 1) / kBlockRows);
-    const bool aligned = N % kBlockRows == 0 && K % kBlockCols == 0 && M % kSlab == 0 && aligned16(A) &&
+    const bool aligned = N % kBlockRows == 0 && K % kBlockCols == 0 && M % kSlab == 0 && M > 0 && aligned16(A) &&
                          aligned16(B) && aligned16(C);
     if (aligned) {
-        matmul_register_blocked_kernel<true><<<grid, kThreadsRb>>>(A, B, C, N, M, K);
+        matmul_register_blocked_kernel<true><<<grid, kThreadsRb>>>(A, B, C, M, K, N);
     } else {
-        matmul_register_blocked_kernel<false><<<grid, kThreadsRb>>>(A, B, C, N, M, K);
+        matmul_register_blocked_kernel<false><<<grid, kThreadsRb>>>(A, B, C, M, K, N);
     }
     COURSE_CUDA_CHECK(cudaGetLastError());
 }

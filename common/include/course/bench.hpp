@@ -179,14 +179,19 @@ public:
         std::printf("  %-44s %10s %21s %10s %9s %11s\n", "variant", "median ms", "spread (min-max) ms",
                     results_.empty() || results_[0].flops == 0 ? "GB/s" : "GFLOP/s", "of copy",
                     library != nullptr ? "vs library" : "");
+        // "0.96x": the library's median time over the variant's, rounded
+        // the same way in the table and in the "best" line.
+        const auto ratio_to = [](const BenchResult& lib, const BenchResult& r) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.2fx", lib.median_ms / r.median_ms);
+            return std::string(text);
+        };
         for (const BenchResult& r : results_) {
-            char ratio[32] = "";
-            if (const BenchResult* lib = library_of(r); lib != nullptr) {
-                std::snprintf(ratio, sizeof ratio, "%.2fx", lib->median_ms / r.median_ms);
-            }
+            std::string ratio;
+            if (const BenchResult* lib = library_of(r); lib != nullptr) ratio = ratio_to(*lib, r);
             std::printf("  %-44s %10.4f %10.4f - %-8.4f %10.1f %8.1f%% %11s\n", r.name.c_str(), r.median_ms,
                         r.min_ms, r.max_ms, r.flops > 0 ? r.gflop_per_s() : r.gb_per_s(),
-                        100.0 * r.gb_per_s() / copy_gb_per_s_, ratio);
+                        100.0 * r.gb_per_s() / copy_gb_per_s_, ratio.c_str());
         }
         for (const std::string& s : skipped_) std::printf("  not timed: %s\n", s.c_str());
         // The fastest variant that is not the library: the shape to use.
@@ -199,8 +204,7 @@ public:
             std::printf("best: %s, %.4f ms, %.1f%% of copy%s\n", best->name.c_str(), best->median_ms,
                         100.0 * best->gb_per_s() / copy_gb_per_s_,
                         library != nullptr
-                            ? (", " + std::to_string(library->median_ms / best->median_ms).substr(0, 4) + "x library")
-                                  .c_str()
+                            ? (", " + ratio_to(*library, *best) + " library").c_str()
                             : "");
         }
 
