@@ -105,7 +105,7 @@
 // 8 x 8 a thread, one pair of slabs); the reference now is the row
 // "128x128 (8x16 a thread, 128 threads) ..., groups of 16 tile rows, odd phase
 // after the loop" written out plainly, and compiles to its machine code
-// (sm_90, CUDA 13; see the lesson's "the last 2%"). Only the float4 path: the
+// (sm_90, CUDA 13; see the lesson's "The last 2%: machine code"). Only the float4 path: the
 // bench's shape is whole tiles. RbVariant is a kernel's template argument,
 // so it is declared outside any namespace: nvcc 13.0's host stubs cannot
 // name a class-type template argument whose type is in one.
